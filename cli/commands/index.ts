@@ -1,0 +1,7 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../main.ts';
+
+export type RegisterCommand = (program: Command, ctx: CliContext) => void;
+
+/** Every sub-command, in the order `nxdma --help` lists them. Each file exports `register`. */
+export const commands: RegisterCommand[] = [];

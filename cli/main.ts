@@ -1,0 +1,50 @@
+import { Command, CommanderError } from 'commander';
+import { NxdmaError } from '../common/errors.ts';
+import { CliExit, EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit.ts';
+import { makeOut, type Out } from './output.ts';
+import { commands } from './commands/index.ts';
+
+export interface CliContext {
+  out: Out;
+}
+
+/** Builds the nxdma command tree. Each sub-command lives in its own file under cli/commands/. */
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('nxdma')
+    .description(
+      'nxdma: typed UDMA/DGE registers, QoS programming, a DMA compiler and a faithful mock device',
+    )
+    .version('0.1.0')
+    .addHelpText('after', `\nExample:\n  $ nxdma run examples --mock\n\n${EXIT_CODES_HELP}`)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => ctx.out.log(s.replace(/\n$/, '')),
+      writeErr: (s) => ctx.out.err(s.replace(/\n$/, '')),
+    });
+  for (const register of commands) register(program, ctx);
+  return program;
+}
+
+/** Runs the CLI on argv (as process.argv: node, script, ...args) and returns the exit code. */
+export async function main(argv: string[], out: Out = makeOut()): Promise<number> {
+  const ctx: CliContext = { out };
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.OK;
+      if (e.code === 'commander.help') return EXIT.OK;
+      return EXIT.BAD_INPUT;
+    }
+    if (e instanceof CliExit) return e.exitCode;
+    const code = exitCodeFor(e);
+    if (e instanceof NxdmaError) {
+      out.err(`nxdma: error [${e.code}]: ${e.message}`);
+    } else {
+      out.err(`nxdma: internal error: ${(e as Error)?.stack ?? String(e)}`);
+    }
+    return code;
+  }
+}

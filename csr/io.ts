@@ -1,0 +1,68 @@
+/**
+ * The two narrow interfaces through which everything above talks to a device. The mock device
+ * and a memory-mapped real device both implement them; nothing above knows which it has.
+ */
+
+/**
+ * One register file's window (udma_m2s, udma_s2m, dge_host). Offsets are bytes from the start of
+ * the window. Every access is one aligned 32-bit load or store: implementations must reject an
+ * offset that is not a multiple of 4 or lies outside the window, and must never split a word.
+ */
+export interface RegisterIO {
+  /** Size of the window in bytes. */
+  readonly size: number;
+  read32(offset: number): number;
+  write32(offset: number, value: number): void;
+}
+
+/**
+ * Byte access at device addresses (rings and data buffers). Addresses are JavaScript numbers:
+ * non-negative safe integers (< 2^53), which covers every address the supported devices expose.
+ */
+export interface MemoryIO {
+  /** Fills `dst` with the bytes at `addr`. Throws NxdmaError MEMORY_UNMAPPED if any byte is unmapped. */
+  read(addr: number, dst: Uint8Array): void;
+  /** Writes `src` at `addr`. Throws NxdmaError MEMORY_UNMAPPED (writing nothing) if any byte is unmapped. */
+  write(addr: number, src: Uint8Array): void;
+  /** True when every byte of [addr, addr + length) is mapped. */
+  isMapped(addr: number, length: number): boolean;
+  /**
+   * Optional fast path: a live view of [addr, addr + length) when the range lies inside one backing
+   * store, or undefined. Writes through the view land in device memory.
+   */
+  view?(addr: number, length: number): Uint8Array | undefined;
+}
+
+/** One UDMA engine's register unit: the M2S (TX) and S2M (RX) halves. */
+export interface UdmaUnitIO {
+  readonly engine: number;
+  readonly m2s: RegisterIO;
+  readonly s2m: RegisterIO;
+}
+
+/** One DGE core's host-private table window in device DRAM (the dge_host layout). */
+export interface DgeCoreIO {
+  readonly core: number;
+  /** The window at dram_base (dge_host register file). */
+  readonly dram: RegisterIO;
+  /** Device address of dram_base. */
+  readonly dramBase: number;
+  /** nrtucode core kind (SUNDA 2, CAYMAN 9, MARIANA 17, MARIANA_PLUS 25, MAVERICK 32). */
+  readonly kind: number;
+  /** Boot state; 1 is booted (the only state in which the host tables may be written). */
+  readonly bootState: number;
+}
+
+/** A whole device as the driver sees it: UDMA units by engine id, DGE cores, DMA-visible memory. */
+export interface Device {
+  readonly name: string;
+  /** Device profile name (for example 'trn2'). */
+  readonly profile: string;
+  /** True for a real mapped device: inferred registers are then refused unless the user opts in. */
+  readonly isHardware: boolean;
+  readonly memory: MemoryIO;
+  udma(engine: number): UdmaUnitIO;
+  engines(): number[];
+  dgeCore(core: number): DgeCoreIO;
+  dgeCores(): number[];
+}
