@@ -33,7 +33,10 @@ export type ErrorCode =
   | 'DEVICE_UNAVAILABLE'
   | 'DEVICE_PROFILE'
   // flow
-  | 'VERIFY_FAILED';
+  | 'VERIFY_FAILED'
+  // mapped devices (driver/mmio)
+  | 'DEVICE_CLOSED'
+  | 'DEVICE_READ_ONLY';
 
 export interface ErrorDetails {
   /** Where: a file, JSON path, register path, instruction id or address, as text. */
