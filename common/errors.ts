@@ -36,7 +36,9 @@ export type ErrorCode =
   | 'VERIFY_FAILED'
   // mapped devices (driver/mmio)
   | 'DEVICE_CLOSED'
-  | 'DEVICE_READ_ONLY';
+  | 'DEVICE_READ_ONLY'
+  // wire formats (16-byte BDs, 64-byte DGE descriptors, micro-ops, dge_host table entries)
+  | 'DESCRIPTOR_INVALID';
 
 export interface ErrorDetails {
   /** Where: a file, JSON path, register path, instruction id or address, as text. */
