@@ -314,7 +314,8 @@ describe('validating decoders', () => {
           buf_ptr: f.addr,
           meta_ctrl: META_CTRL_PLAIN_COPY,
         });
-        encodeRx(ring, slot * BD_SIZE, { ...f, dmb: undefined, buf1_ptr: f.addr });
+        const { dmb: _dmb, ...rxf } = f;
+        encodeRx(ring, slot * BD_SIZE, { ...rxf, buf1_ptr: f.addr });
         const r = validateRx(ring, slot * BD_SIZE);
         expect(r.ok && r.value).toMatchObject({
           len: f.len,
