@@ -8,8 +8,12 @@ import fs from 'node:fs';
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { errnoName, loadLibc, type Libc, type NativePointer } from './native.ts';
 
-/** Largest window one mapping may expose (the largest Buffer this Node.js can address). */
-export const MAX_WINDOW_BYTES = Math.min(bufferConstants.MAX_LENGTH, 2 ** 32);
+/**
+ * Largest window one mapping may expose: ref-napi wraps at most 0x3fffffff bytes of native memory
+ * in one Buffer, and the covering pages add up to two pages; 1 GiB - 1 MiB leaves room for pages
+ * up to 512 KiB. Larger memory is mapped as several windows.
+ */
+export const MAX_WINDOW_BYTES = Math.min(bufferConstants.MAX_LENGTH, 0x3ff00000);
 
 /** `path @ 0xoffset+0xsize`, the way messages name a window of a device file. */
 export function windowName(path: string, offset: number, size: number): string {
@@ -331,7 +335,21 @@ export class DeviceFile {
         mapLength,
       });
     }
-    const m = new Mapping(libc, p, mapLength, pageDelta, offset, size, this.readOnly, at);
+    let m: Mapping;
+    try {
+      m = new Mapping(libc, p, mapLength, pageDelta, offset, size, this.readOnly, at);
+    } catch (e) {
+      libc.munmap(p, mapLength);
+      throw new NxdmaError(
+        'DEVICE_OPEN',
+        `${at}: cannot wrap the mapping: ${(e as Error).message}`,
+        {
+          where: at,
+          expected: `a window of at most ${hex(MAX_WINDOW_BYTES)} bytes`,
+          actual: { offset, size, mapLength },
+        },
+      );
+    }
     this.mappings.add(m);
     return m;
   }

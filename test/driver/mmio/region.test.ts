@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NxdmaError } from '../../../common/errors.ts';
+import { MAX_WINDOW_BYTES } from '../../../driver/mmio/mapping.ts';
 import { loadLibc, NATIVE_INSTALL_HINT } from '../../../driver/mmio/native.ts';
 import { openRegion } from '../../../driver/mmio/region.ts';
 import {
@@ -136,7 +137,16 @@ describe('openRegion: refused opens', () => {
     expectCode(() => openRegion(p, { offset: 0.5, size: 4 }), 'DEVICE_OPEN');
     expectCode(() => openRegion(p, { offset: 0, size: Number.NaN }), 'DEVICE_OPEN');
     expectCode(() => openRegion('', { offset: 0, size: 4 }), 'DEVICE_OPEN');
+    expectCode(() => openRegion(p, { offset: 0, size: MAX_WINDOW_BYTES + 4 }), 'DEVICE_OPEN');
     expect(mappingsOf(p)).toEqual([]);
+  });
+
+  it('the largest window maps, even off a page boundary, and its last word is reachable', () => {
+    const p = sparseFile(MAX_WINDOW_BYTES + 0x2000);
+    using r = openRegion(p, { offset: 0xffc, size: MAX_WINDOW_BYTES });
+    r.write32(MAX_WINDOW_BYTES - 4, 0x01020304);
+    expect(fileBytes(p, 0xffc + MAX_WINDOW_BYTES - 4, 4).readUInt32LE(0)).toBe(0x01020304);
+    expectCode(() => r.read32(MAX_WINDOW_BYTES), 'OUT_OF_WINDOW');
   });
 
   it('a directory is not a device file', () => {
