@@ -1,0 +1,311 @@
+/**
+ * The dge_host table formats (seed 004 §7.2): the host priority-class map (u32 bytes per packet per
+ * ISA class 1..4) and the DGE mailbox entry nrtucode_dge_mailbox_t {reserved u8, priority u8,
+ * bitmask u16}. Offsets, strides, entry counts and field positions come from the loaded dge_host
+ * register schema (csr/schemas/dge_host.json); nothing here writes one by hand.
+ */
+import { NxdmaError } from '../../common/errors.ts';
+import { regFile } from '../schema/files.ts';
+import {
+  type FieldModel,
+  type RegisterModel,
+  REGISTER_BYTES,
+  findRegister,
+} from '../schema/model.ts';
+import { type ByteView, type DecodeResult, fail, isU32, ok } from './wire.ts';
+
+/** One mailbox entry. */
+export interface DgeMailbox {
+  /** Reserved byte (0 when written by nxdma). */
+  reserved: number;
+  /** Mailbox priority 0..255: operations with a greater priority value are masked. */
+  priority: number;
+  /** 16-bit DMA-channel enable mask. */
+  bitmask: number;
+}
+
+/** The default mailbox {0, 0xFF, 0xFFFF}: never masks anything. */
+export const MAILBOX_NEVER_MASKS: Readonly<DgeMailbox> = Object.freeze({
+  reserved: 0,
+  priority: 0xff,
+  bitmask: 0xffff,
+});
+
+/** All 16 DMA channels enabled: where every DGE operation's channel mask starts. */
+export const ALL_DMA_CHANNELS = 0xffff;
+
+/** Where a table lives relative to dram_base, from the schema. */
+export interface DgeHostTable {
+  /** Register name in dge_host ('priority_class_map', 'mailbox'). */
+  readonly name: string;
+  /** Byte offset of entry 0 from dram_base. */
+  readonly offset: number;
+  /** Number of entries. */
+  readonly entries: number;
+  /** Bytes between entries. */
+  readonly stride: number;
+  /** Bytes per entry (one register word). */
+  readonly entrySize: number;
+}
+
+export interface DgeHostLayout {
+  readonly priorityClassMap: DgeHostTable & { readonly bytesPerPacket: FieldModel };
+  readonly mailbox: DgeHostTable & {
+    readonly reserved: FieldModel;
+    readonly priority: FieldModel;
+    readonly bitmask: FieldModel;
+  };
+}
+
+let cached: DgeHostLayout | undefined;
+
+function need<T>(v: T | undefined, what: string): T {
+  if (v === undefined) {
+    throw new NxdmaError('SCHEMA_INVALID', `csr/schemas/dge_host.json: ${what} is missing`, {
+      where: 'csr/schemas/dge_host.json',
+      expected: what,
+    });
+  }
+  return v;
+}
+
+function table(reg: RegisterModel): DgeHostTable {
+  const array = need(reg.array ?? undefined, `${reg.name} as a register array`);
+  return {
+    name: reg.name,
+    offset: reg.offset,
+    entries: array.size,
+    stride: array.stride,
+    entrySize: REGISTER_BYTES,
+  };
+}
+
+/** The dge_host table layout, read once from the register schema. */
+export function dgeHostLayout(): DgeHostLayout {
+  if (cached) return cached;
+  const file = regFile('dge_host');
+  const pcm = need(findRegister(file, null, 'priority_class_map'), 'register priority_class_map');
+  const mb = need(findRegister(file, null, 'mailbox'), 'register mailbox');
+  const field = (r: RegisterModel, n: string) =>
+    need(
+      r.fields.find((f) => f.name === n),
+      `field ${r.name}.${n}`,
+    );
+  cached = Object.freeze({
+    priorityClassMap: Object.freeze({
+      ...table(pcm),
+      bytesPerPacket: field(pcm, 'bytes_per_packet'),
+    }),
+    mailbox: Object.freeze({
+      ...table(mb),
+      reserved: field(mb, 'reserved'),
+      priority: field(mb, 'priority'),
+      bitmask: field(mb, 'bitmask'),
+    }),
+  });
+  return cached;
+}
+
+/** Device address of priority-class map entry `index` of a core at `dramBase`. */
+export function priorityClassMapAddress(dramBase: number, index = 0): number {
+  const t = dgeHostLayout().priorityClassMap;
+  return dramBase + t.offset + index * t.stride;
+}
+
+/** Device address of mailbox `index` of a core at `dramBase`. */
+export function mailboxAddress(dramBase: number, index = 0): number {
+  const t = dgeHostLayout().mailbox;
+  return dramBase + t.offset + index * t.stride;
+}
+
+// --- mailbox entry ---------------------------------------------------------------------------
+
+function checkField(f: FieldModel, v: unknown, where: string): void {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > f.max) {
+    throw new NxdmaError(
+      'BAD_ARGUMENT',
+      `${where}: expected an integer 0..${f.max}, got ${String(v)}`,
+      {
+        where,
+        expected: `0..${f.max}`,
+        actual: typeof v === 'number' ? v : String(v),
+      },
+    );
+  }
+}
+
+/** Validates a mailbox entry (BAD_ARGUMENT naming the field). */
+export function checkMailbox(m: DgeMailbox, where = 'mailbox'): void {
+  if (typeof m !== 'object' || m === null) {
+    throw new NxdmaError(
+      'BAD_ARGUMENT',
+      `${where}: expected a mailbox { reserved, priority, bitmask }`,
+      {
+        where,
+        expected: '{ reserved: u8, priority: u8, bitmask: u16 }',
+        actual: String(m),
+      },
+    );
+  }
+  const l = dgeHostLayout().mailbox;
+  checkField(l.reserved, m.reserved ?? 0, `${where}.reserved`);
+  checkField(l.priority, m.priority, `${where}.priority`);
+  checkField(l.bitmask, m.bitmask, `${where}.bitmask`);
+}
+
+/** The 32-bit word of a mailbox entry: reserved[7:0] | priority[15:8] | bitmask[31:16]. */
+export function packMailbox(m: DgeMailbox): number {
+  checkMailbox(m);
+  const l = dgeHostLayout().mailbox;
+  const put = (f: FieldModel, v: number) => (v * 2 ** f.lsb) >>> 0;
+  return (
+    (put(l.reserved, m.reserved ?? 0) | put(l.priority, m.priority) | put(l.bitmask, m.bitmask)) >>>
+    0
+  );
+}
+
+/** The mailbox entry of a 32-bit word. */
+export function unpackMailbox(word: number): DgeMailbox {
+  if (!isU32(word)) {
+    throw new NxdmaError('BAD_ARGUMENT', `mailbox word: expected a u32, got ${String(word)}`, {
+      where: 'mailbox word',
+      expected: 'a u32',
+      actual: word,
+    });
+  }
+  const l = dgeHostLayout().mailbox;
+  const get = (f: FieldModel) => Math.floor(word / 2 ** f.lsb) % 2 ** f.width;
+  return { reserved: get(l.reserved), priority: get(l.priority), bitmask: get(l.bitmask) };
+}
+
+function u8view(v: ByteView): Uint8Array {
+  return v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
+
+function spanCheck(v: ByteView, off: number, size: number, where: string): NxdmaError | undefined {
+  if (!Number.isInteger(off) || off < 0 || off + size > v.byteLength) {
+    return new NxdmaError(
+      'OUT_OF_RANGE',
+      `${where}: ${size} bytes at byte offset ${String(off)} do not fit a ${v.byteLength}-byte view`,
+      { where, expected: `0 <= offset <= ${v.byteLength - size}`, actual: off },
+    );
+  }
+  return undefined;
+}
+
+function put32le(b: Uint8Array, o: number, w: number): void {
+  b[o] = w & 0xff;
+  b[o + 1] = (w >>> 8) & 0xff;
+  b[o + 2] = (w >>> 16) & 0xff;
+  b[o + 3] = w >>> 24;
+}
+
+function get32le(b: Uint8Array, o: number): number {
+  return (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
+}
+
+/** Writes one mailbox entry (4 bytes, little-endian) at `byteOffset`. */
+export function encodeMailbox(dst: ByteView, byteOffset: number, m: DgeMailbox): void {
+  const w = packMailbox(m);
+  const e = spanCheck(dst, byteOffset, REGISTER_BYTES, 'mailbox');
+  if (e) throw e;
+  put32le(u8view(dst), byteOffset, w);
+}
+
+/** Reads one mailbox entry at `byteOffset`. */
+export function decodeMailbox(src: ByteView, byteOffset = 0): DgeMailbox {
+  const e = spanCheck(src, byteOffset, REGISTER_BYTES, 'mailbox');
+  if (e) throw e;
+  return unpackMailbox(get32le(u8view(src), byteOffset));
+}
+
+/**
+ * Validating decode of a mailbox entry: every 4-byte pattern is a well-formed entry; nxdma writes
+ * reserved = 0, so a non-zero reserved byte is reported as DESCRIPTOR_INVALID.
+ */
+export function validateMailbox(src: ByteView, byteOffset = 0): DecodeResult<DgeMailbox> {
+  const e = spanCheck(src, byteOffset, REGISTER_BYTES, 'mailbox');
+  if (e) return fail(e);
+  const m = unpackMailbox(get32le(u8view(src), byteOffset));
+  if (m.reserved !== 0) {
+    return fail(
+      new NxdmaError(
+        'DESCRIPTOR_INVALID',
+        `mailbox@${byteOffset}.reserved: expected 0, got ${m.reserved}`,
+        {
+          where: `mailbox@${byteOffset}.reserved`,
+          expected: '0',
+          actual: m.reserved,
+        },
+      ),
+    );
+  }
+  return ok(m);
+}
+
+/** Bytes of `entries` consecutive mailboxes (entry i at i * stride). At most the schema's count. */
+export function encodeMailboxes(entries: readonly DgeMailbox[]): Uint8Array {
+  const t = dgeHostLayout().mailbox;
+  if (!Array.isArray(entries) || entries.length > t.entries) {
+    throw new NxdmaError(
+      'BAD_ARGUMENT',
+      `mailboxes: expected at most ${t.entries} entries, got ${Array.isArray(entries) ? entries.length : String(entries)}`,
+      {
+        where: 'mailboxes',
+        expected: `0..${t.entries} entries`,
+        actual: Array.isArray(entries) ? entries.length : String(entries),
+      },
+    );
+  }
+  entries.forEach((m, i) => checkMailbox(m, `mailboxes[${i}]`));
+  const out = new Uint8Array(
+    entries.length === 0 ? 0 : (entries.length - 1) * t.stride + t.entrySize,
+  );
+  entries.forEach((m, i) => put32le(out, i * t.stride, packMailbox(m)));
+  return out;
+}
+
+/** Decodes `count` consecutive mailboxes from `src`. */
+export function decodeMailboxes(src: ByteView, count: number, byteOffset = 0): DgeMailbox[] {
+  const t = dgeHostLayout().mailbox;
+  const out: DgeMailbox[] = [];
+  for (let i = 0; i < count; i++) out.push(decodeMailbox(src, byteOffset + i * t.stride));
+  return out;
+}
+
+// --- priority-class map ------------------------------------------------------------------------
+
+/**
+ * Bytes of a priority-class map of n entries (entry i = ISA class i + 1, u32 little-endian bytes
+ * per packet), as the one bulk n*4-byte write sends them. Validates each entry is a u32; the
+ * n <= 4 rule is the driver's gate (it returns a result code), not checked here.
+ */
+export function encodePriorityClassMap(classes: ArrayLike<number>): Uint8Array {
+  const t = dgeHostLayout().priorityClassMap;
+  const f = t.bytesPerPacket;
+  const n = classes.length;
+  for (let i = 0; i < n; i++) checkField(f, classes[i], `priority_class_map[${i}].${f.name}`);
+  const out = new Uint8Array(n === 0 ? 0 : (n - 1) * t.stride + t.entrySize);
+  for (let i = 0; i < n; i++) put32le(out, i * t.stride, classes[i]);
+  return out;
+}
+
+/** Entries of a priority-class map from its bytes (length a multiple of the entry stride). */
+export function decodePriorityClassMap(src: ByteView): number[] {
+  const t = dgeHostLayout().priorityClassMap;
+  if (src.byteLength % t.stride !== 0) {
+    throw new NxdmaError(
+      'OUT_OF_RANGE',
+      `priority_class_map: ${src.byteLength} bytes is not a whole number of entries`,
+      {
+        where: 'priority_class_map',
+        expected: `a multiple of ${t.stride} bytes`,
+        actual: src.byteLength,
+      },
+    );
+  }
+  const b = u8view(src);
+  const out: number[] = [];
+  for (let o = 0; o < b.byteLength; o += t.stride) out.push(get32le(b, o));
+  return out;
+}
