@@ -134,6 +134,12 @@ export class MockDevice implements Device {
       );
     }
     for (const c of built) this.cores.set(c.core, c);
+    this.memory.beforeRead = () => this.catchUp();
+  }
+
+  /** In 'on-read' mode, lets every engine with new work run until idle (see MockUdmaUnit.catchUp). */
+  catchUp(): void {
+    for (const u of this.units.values()) u.catchUp();
   }
 
   private static engineList(
@@ -281,6 +287,7 @@ export class MockDevice implements Device {
 
   /** Every engine error so far (memory faults and queue stalls), engine by engine. */
   faults(): UdmaFault[] {
+    this.catchUp();
     return [...this.units.values()].flatMap((u) => u.faults);
   }
 

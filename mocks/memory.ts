@@ -84,6 +84,11 @@ export class MockMemory implements MemoryIO {
   private readonly byName = new Map<string, MemoryRegion>();
   /** Last region hit: most accesses fall in the region of the previous one. */
   private last: MemoryRegion | undefined;
+  /**
+   * Called before every read through `read`, `view` and `readU32` (the mock device uses it to let
+   * its engines catch up before the host looks at memory). The engines' own accesses skip it.
+   */
+  beforeRead: (() => void) | null = null;
 
   constructor(regions: readonly MemoryRegionSpec[] = []) {
     // Validate the whole set first so a rejected list adds nothing.
@@ -170,6 +175,7 @@ export class MockMemory implements MemoryIO {
 
   read(addr: number, dst: Uint8Array): void {
     checkAddress(addr, dst.length, 'MockMemory.read');
+    if (this.beforeRead !== null) this.beforeRead();
     const r = this.find(addr, dst.length);
     if (r) {
       const off = addr - r.base;
@@ -206,6 +212,7 @@ export class MockMemory implements MemoryIO {
 
   view(addr: number, length: number): Uint8Array | undefined {
     checkAddress(addr, length, 'MockMemory.view');
+    if (this.beforeRead !== null) this.beforeRead();
     const r = this.find(addr, length);
     if (!r) return undefined;
     const off = addr - r.base;
@@ -229,6 +236,7 @@ export class MockMemory implements MemoryIO {
   /** Little-endian 32-bit read (convenience for tests and tools). */
   readU32(addr: number): number {
     checkAddress(addr, 4, 'MockMemory.readU32');
+    if (this.beforeRead !== null) this.beforeRead();
     const r = this.find(addr, 4);
     if (r) return r.dv.getUint32(addr - r.base, true);
     const b = new Uint8Array(4);

@@ -253,9 +253,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     };
     this.m2s.afterWrite = onAnyWrite;
     this.s2m.afterWrite = onAnyWrite;
-    const beforeRead = (): void => {
-      if (this.autoRun === 'on-read' && this.mayRun && !this.running) this.runUntilIdle();
-    };
+    const beforeRead = (): void => this.catchUp();
     this.m2s.beforeRead = beforeRead;
     this.s2m.beforeRead = beforeRead;
     for (const [file, refs, half] of [
@@ -278,7 +276,8 @@ export class MockUdmaUnit implements UdmaUnitIO {
     });
     this.m2s.onRead(this.M.selRateLimit.offset, () => {
       const q = this.M.indirectQ.get(this.mw);
-      if (q >= this.queues) return 0;
+      // An unarmed limiter (not enabled, or masked) shows no tokens.
+      if (q >= this.queues || !this.limited(q)) return 0;
       this.refill(q);
       return this.M.selRateLimit.place(
         Math.max(0, Math.min(this.tokens[q], this.M.selRateLimit.max)),
@@ -399,8 +398,18 @@ export class MockUdmaUnit implements UdmaUnitIO {
     };
   }
 
-  /** Counters, ring positions and status of queue q on both halves. */
+  /**
+   * In 'on-read' mode, runs the engine until idle if anything was written since it last was:
+   * observing the device lets time pass. Register reads, memory reads through MockMemory and the
+   * device's observers (stats, faults) call it.
+   */
+  catchUp(): void {
+    if (this.autoRun === 'on-read' && this.mayRun && !this.running) this.runUntilIdle();
+  }
+
+  /** Counters, ring positions and status of queue q on both halves (catches up first). */
   queueStats(q: number): QueueStats {
+    this.catchUp();
     const one = (half: UdmaHalf) => {
       const st = half === 'm2s' ? this.tx : this.rx;
       return {
