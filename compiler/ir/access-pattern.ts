@@ -1,0 +1,147 @@
+/**
+ * Access patterns: the concrete, executable description of which elements a DMA reads or writes.
+ *
+ * An access pattern names a tensor (a memory location with an address, a dtype and a kind), an
+ * element offset from the tensor's first element, a partition dimension [step, num] and free
+ * dimensions [step, num] (outermost first), all counted in elements of the tensor's dtype; steps
+ * may be negative. The walk visits, for p in 0..num-1 and each free index tuple (innermost
+ * fastest), the element
+ *
+ *   offset + dyn + p * partition.step + sum(i_k * free_k.step)
+ *
+ * where dyn is the run-time scalar offset when there is one; with a vector offset (or a
+ * TensorIndirect index) the partition coordinate p is replaced by index[p], read from the index
+ * tensor. The byte address is tensor.address + element * elemSize. A transpose is a stride
+ * permutation of these pairs.
+ */
+import type { Tensor } from './module.ts';
+
+/** A run-time scalar offset held in a register (seed 001 isScalarDynamicOffsetAP). */
+export interface ScalarOffset {
+  /** The register that holds the offset at run time. */
+  readonly register: string;
+  /** The value the register holds when the DMA runs, in elements (what the reference walk uses). */
+  readonly value: number;
+}
+
+/** Per-partition run-time offsets read from an index tensor (seed 001 isVectorDynamicOffsetAP). */
+export interface VectorOffset {
+  /** A uint32/int32 tensor with at least partition.num entries; index[p] replaces p. */
+  readonly indexTensor: Tensor;
+}
+
+export class AccessPattern {
+  constructor(
+    readonly tensor: Tensor,
+    /** Element offset from the tensor's first element. */
+    readonly offset: number,
+    readonly partStep: number,
+    readonly partNum: number,
+    /** Free dimensions as flat pairs: [step0, num0, step1, num1, ...], outermost first. */
+    readonly free: readonly number[],
+    readonly scalarOffset: ScalarOffset | null = null,
+    readonly vectorOffset: VectorOffset | null = null,
+    /** TensorIndirect index tensor (an indirect DMA's gather/scatter index), or null. */
+    readonly indirect: Tensor | null = null,
+  ) {}
+
+  get numFreeDims(): number {
+    return this.free.length >> 1;
+  }
+
+  /** Elements per partition (product of the free nums). */
+  get freeElements(): number {
+    let n = 1;
+    const f = this.free;
+    for (let i = 1; i < f.length; i += 2) n *= f[i];
+    return n;
+  }
+
+  /** Total elements the pattern visits. */
+  get numElements(): number {
+    return this.partNum * this.freeElements;
+  }
+
+  get elemSize(): number {
+    return this.tensor.elemSize;
+  }
+
+  /** isDynamicAP: a run-time offset of either flavour (seed 001). */
+  isDynamic(): boolean {
+    return this.scalarOffset !== null || this.vectorOffset !== null;
+  }
+  isScalarDynamicOffset(): boolean {
+    return this.scalarOffset !== null;
+  }
+  isVectorDynamicOffset(): boolean {
+    return this.vectorOffset !== null;
+  }
+  isTensorIndirect(): boolean {
+    return this.indirect !== null;
+  }
+
+  /** The iteration dims as [step, num] pairs, partition first (the seed's actualPattern). */
+  dims(): [number, number][] {
+    const out: [number, number][] = [[this.partStep, this.partNum]];
+    for (let i = 0; i < this.free.length; i += 2) out.push([this.free[i], this.free[i + 1]]);
+    return out;
+  }
+
+  /**
+   * Number of free dims after canonicalisation: dims of num 1 dropped, and an outer dim merged into
+   * the inner one when it continues it (step_outer == step_inner * num_inner). No allocation.
+   */
+  canonicalFreeDims(): number {
+    const f = this.free;
+    let count = 0;
+    let innerExtent = 0; // step * num of the current merged inner dim
+    for (let i = f.length - 2; i >= 0; i -= 2) {
+      const step = f[i];
+      const num = f[i + 1];
+      if (num === 1) continue;
+      if (count > 0 && step === innerExtent) {
+        innerExtent = step * num;
+        continue;
+      }
+      count++;
+      innerExtent = step * num;
+    }
+    return count;
+  }
+
+  /** Elements in the innermost contiguous run (innermost dims of step 1 merged). */
+  contiguousRun(): number {
+    const f = this.free;
+    let run = 1;
+    for (let i = f.length - 2; i >= 0; i -= 2) {
+      const step = f[i];
+      const num = f[i + 1];
+      if (num === 1) continue;
+      if (step === run) run *= num;
+      else break;
+    }
+    if (run === this.freeElements && this.partStep === run && this.partNum > 1) run *= this.partNum;
+    return run;
+  }
+
+  /**
+   * The smallest and largest element index (relative to the tensor) the pattern touches, for a given
+   * partition-coordinate range [pLo, pHi] (the index values of a vector offset or an indirect
+   * index; [0, partNum - 1] otherwise). Used by the program validator's bounds check.
+   */
+  elementRange(pLo: number, pHi: number): [number, number] {
+    let lo = this.offset + (this.scalarOffset ? this.scalarOffset.value : 0);
+    let hi = lo;
+    const pa = pLo * this.partStep;
+    const pb = pHi * this.partStep;
+    lo += Math.min(pa, pb);
+    hi += Math.max(pa, pb);
+    const f = this.free;
+    for (let i = 0; i < f.length; i += 2) {
+      const span = f[i] * (f[i + 1] - 1);
+      if (span < 0) lo += span;
+      else hi += span;
+    }
+    return [lo, hi];
+  }
+}

@@ -1,0 +1,296 @@
+/**
+ * The bound IR: Module -> functions -> basic blocks -> instructions, plus the memory the program
+ * declares (regions and tensors with addresses) and, once alloc_queues has run, the DMA queues.
+ *
+ * The IR is built for throughput: one monomorphic instruction class with integer fields (the
+ * seeds' InstDMA offsets become named fields), tensors and queues referenced directly, arrays
+ * indexed by ids instead of maps, no per-instruction closures.
+ */
+import type { AccessPattern } from './access-pattern.ts';
+import {
+  DGEType,
+  DMAKind,
+  DMAQoSClass,
+  DstReduce,
+  EngineType,
+  type DMAQueueType,
+  type DtypeName,
+  type EdgeKind,
+  type InstructionType,
+  type MemoryType,
+  type TensorKind,
+  TransposeKind,
+} from './enums.ts';
+import type { EngineInfo } from './target.ts';
+
+/** A declared memory region: a range of device addresses of one memory type. */
+export class Region {
+  constructor(
+    readonly name: string,
+    readonly memType: MemoryType,
+    /** First byte address (a safe integer below 2^53). */
+    readonly base: number,
+    /** Size in bytes. */
+    readonly size: number,
+  ) {}
+}
+
+/** A tensor: a storage location (StorageBase) with an address, a dtype, a shape and a kind. */
+export class Tensor {
+  constructor(
+    readonly id: number,
+    readonly name: string,
+    readonly region: Region,
+    /** Byte address of element 0 (region.base + offset). */
+    readonly address: number,
+    readonly dtype: DtypeName,
+    readonly elemSize: number,
+    readonly shape: readonly number[],
+    readonly numElements: number,
+    readonly kind: TensorKind,
+    /** Initial contents (element values), or null when the program does not give them. */
+    readonly init: readonly number[] | null,
+  ) {}
+
+  get memType(): MemoryType {
+    return this.region.memType;
+  }
+  get byteSize(): number {
+    return this.numElements * this.elemSize;
+  }
+}
+
+/** A dependence edge: this instruction depends on instruction `on` with `kind`. */
+export interface Dep {
+  on: number;
+  kind: EdgeKind;
+}
+
+/** A loop annotation on a basic block: the block is a loop body run `iterations` times. */
+export interface LoopInfo {
+  readonly iterations: number;
+}
+
+export class Block {
+  instrs: Instr[] = [];
+  constructor(
+    /** Index of the block in module.blocks. */
+    readonly index: number,
+    readonly name: string,
+    readonly fn: Func,
+    readonly loop: LoopInfo | null,
+  ) {}
+  /** CFG::isLoopBody. */
+  get isLoopBody(): boolean {
+    return this.loop !== null;
+  }
+}
+
+export class Func {
+  readonly blocks: Block[] = [];
+  constructor(readonly name: string) {}
+}
+
+/**
+ * One instruction. DMA instructions carry named fields for what the seeds keep at offsets:
+ * engine (+0x90 low), subId (+0x94), dmaKind (+0x38), dgeType (+0xF8), queue (+0xF0); compute,
+ * collective and queue-instance instructions use the fields that apply to them and leave the rest
+ * at their neutral values.
+ */
+export class Instr {
+  /** EngineType (+0x90). */
+  engine: EngineType;
+  /** Engine sub id (+0x94). */
+  subId: number;
+  /** DGEType route (+0xF8); Unassigned until dynamic_dma_scan stamps it. */
+  dgeType: DGEType = DGEType.Unassigned;
+  /** Eligible routes the last route computation returned (bit mask of 1 << DGEType); 0 if none. */
+  eligible = 0;
+  /** DMA kind (+0x38). */
+  dmaKind: DMAKind = DMAKind.Generic;
+  qos: DMAQoSClass = DMAQoSClass.Default;
+  /** The queue alloc_queues bound (+0xF0); for a SwitchQueueInstance, the queue it switches. */
+  queue: DmaQueue | null = null;
+  /** The queue's type, stamped by alloc_queues; -1 before. */
+  queueType = -1;
+  src: AccessPattern | null = null;
+  dst: AccessPattern | null = null;
+  transpose: TransposeKind = TransposeKind.none;
+  dstReduce: DstReduce = DstReduce.none;
+  /** Requested DMA-engine fan-out of the DMA (0 = the module's numDmaEngines). */
+  dmaEngines = 0;
+  /** Tensors a compute or collective instruction reads (collective: its arguments). */
+  reads: Tensor[] | null = null;
+  /** Tensors a compute or collective instruction writes (collective: its results). */
+  writes: Tensor[] | null = null;
+  /** Activation: the accumulator-dump flag (seed 003 visitInstActivation). */
+  accumulate = false;
+  /** Collective: which collective (all_reduce, all_gather, ...), informational. */
+  collective: string | null = null;
+  /** SwitchQueueInstance: index of the queue instance it selects; -1 otherwise. */
+  instance = -1;
+  deps: Dep[] | null = null;
+
+  constructor(
+    readonly id: number,
+    readonly op: InstructionType,
+    readonly name: string | null,
+    public block: Block,
+    engine: EngineType,
+    subId: number,
+  ) {
+    this.engine = engine;
+    this.subId = subId;
+  }
+
+  /** Adds a dependence on `on`; an existing edge keeps the stronger kind (EdgeKind precedence). */
+  addDependency(on: number, kind: EdgeKind): void {
+    if (this.deps === null) {
+      this.deps = [{ on, kind }];
+      return;
+    }
+    for (const d of this.deps) {
+      if (d.on === on) {
+        if (kind > d.kind) d.kind = kind;
+        return;
+      }
+    }
+    this.deps.push({ on, kind });
+  }
+}
+
+/** A bir::DMAQueue: created by alloc_queues, one per distinct QueueTuple full name. */
+export class DmaQueue {
+  /** DMAs bound to this queue (the "Num instructions" census). */
+  instructions = 0;
+  /** Queue instances (BasicBlockHolders in dma_blocks) created by SwitchQueueInstance insertion. */
+  instances = 0;
+  constructor(
+    /** Creation order. */
+    readonly index: number,
+    /** QueueTuple::getFullName(): the dedup key and the queue's name. */
+    readonly name: string,
+    readonly type: DMAQueueType,
+    /** The engine that owns the queue (determineEngine). */
+    readonly engine: EngineType,
+    readonly subId: number,
+    readonly qos: DMAQoSClass,
+    /** QueueTuple +0x24: the module's DMA-engine count. */
+    readonly numDmaEngines: number,
+    /** QueueTuple +0x28: DMA engines the queue's descriptors may spread over (clamped). */
+    readonly dmaEngines: number,
+  ) {}
+}
+
+/** The SB scratch location dynamic_dma_setup reserves (seed 001). */
+export interface ScratchLocation {
+  readonly name: 'DynamicDMAScratchLoc';
+  readonly memType: MemoryType;
+  readonly sizePerPartition: number;
+  allocated: boolean;
+}
+
+/** Module options (resolved, every field present). */
+export interface ModuleOptions {
+  /** The module-level DGE feature flag (seed 001 `M.config(+12)->byte(+472)`). */
+  dgeEnabled: boolean;
+  /** Enabled DGELevels as a bit mask (1 << DGELevels). */
+  dgeLevels: number;
+  /** optNumDMAEngines: hardware DMA-engine count (queue clamp). */
+  numDmaEngines: number;
+  /** The HWM engine count Output and Const queues use (seed 003 impl+0x50). */
+  hwmDmaEngines: number;
+  /** ValidEngines for core_v5 (arch >= 50); ignored below. */
+  hwdgeEngines: readonly EngineInfo[];
+  /** Force the IO-queue limiting tail (seed 000's global flag unk_3E03CD8). */
+  limitIoQueues: boolean;
+  /** getDGEInstructionType b1: apply the per-descriptor cap and descriptor-count checks. */
+  considerDescNum: boolean;
+  /** getDGEInstructionType b2: apply the per-arch minimum-element floor. */
+  considerMinElems: boolean;
+  /** --dynamic-dma-scratch-size-per-partition (bytes). */
+  dynamicDmaScratchSizePerPartition: number;
+}
+
+export class Module {
+  readonly functions: Func[] = [];
+  readonly blocks: Block[] = [];
+  /** Every instruction, indexed by id (inserted instructions are appended). */
+  readonly instrs: Instr[] = [];
+  readonly regions: Region[] = [];
+  readonly tensors: Tensor[] = [];
+  readonly tensorByName = new Map<string, Tensor>();
+  readonly instrByName = new Map<string, Instr>();
+  readonly queues: DmaQueue[] = [];
+  readonly queueByName = new Map<string, DmaQueue>();
+  scratch: ScratchLocation | null = null;
+
+  constructor(
+    readonly name: string,
+    /** ArchLevel (Module +0xAC). */
+    public arch: number,
+    readonly options: ModuleOptions,
+  ) {}
+
+  /** Module::getFunctionByName. */
+  getFunction(name: string): Func | undefined {
+    return this.functions.find((f) => f.name === name);
+  }
+
+  /** The functions with `main` first, then the others in declaration order. */
+  functionsMainFirst(): Func[] {
+    const main = this.getFunction('main');
+    if (!main) return this.functions.slice();
+    return [main, ...this.functions.filter((f) => f !== main)];
+  }
+
+  /** Module::getQueueByName. */
+  getQueueByName(name: string): DmaQueue | undefined {
+    return this.queueByName.get(name);
+  }
+
+  /** Module::addQueue. */
+  addQueue(
+    name: string,
+    type: DMAQueueType,
+    engine: EngineType,
+    subId: number,
+    qos: DMAQoSClass,
+    numDmaEngines: number,
+    dmaEngines: number,
+  ): DmaQueue {
+    const queue = new DmaQueue(
+      this.queues.length,
+      name,
+      type,
+      engine,
+      subId,
+      qos,
+      numDmaEngines,
+      dmaEngines,
+    );
+    this.queues.push(queue);
+    this.queueByName.set(queue.name, queue);
+    return queue;
+  }
+
+  /** Creates an instruction in `block` (not placed in block.instrs; the caller places it). */
+  newInstr(
+    op: InstructionType,
+    name: string | null,
+    block: Block,
+    engine: EngineType = EngineType.DMA,
+    subId = 0,
+    /** Register the name for lookups (program instructions); inserted instructions do not. */
+    register = true,
+  ): Instr {
+    const inst = new Instr(this.instrs.length, op, name, block, engine, subId);
+    this.instrs.push(inst);
+    if (name !== null && register) this.instrByName.set(name, inst);
+    return inst;
+  }
+
+  hasDgeLevel(level: number): boolean {
+    return (this.options.dgeLevels & (1 << level)) !== 0;
+  }
+}

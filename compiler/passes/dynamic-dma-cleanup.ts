@@ -1,0 +1,97 @@
+/**
+ * dynamic_dma_cleanup (seed 001, pipeline order 71, and again as nxdma's final verify after 126):
+ * not a memory teardown but the consistency check of DGE routing and HWDGE engine binding, plus the
+ * feature-flag stripper. Three checks per DMA-family instruction, flat over the module:
+ *  (A) a DGE route with DGE disabled is an error, and with DGE disabled every route becomes None;
+ *  (B) a dynamic-AP DMA's route must still be in the eligible set getDGEInstructionType returns;
+ *  (C) an HWDGE DMA with an engine set must be on SP or Activation.
+ */
+import type { PassName } from '../errors.ts';
+import {
+  DGEType,
+  DGE_TYPE_NAMES,
+  ENGINE_TYPE_NAMES,
+  EngineType,
+  dgeSetNames,
+} from '../ir/enums.ts';
+import { hasDynamicAP, isDMAFamily, isHWDGEDMAWithEngineSet } from '../ir/predicates.ts';
+import { getDGEInstructionType, routeSet } from './dge-route.ts';
+import { type Pass, type PassContext, instLabel } from './pass.ts';
+
+function runCleanup(ctx: PassContext): void {
+  const m = ctx.module;
+  const dgeEnabled = m.options.dgeEnabled;
+  const { considerDescNum, considerMinElems } = m.options;
+  let visited = 0;
+  let stripped = 0;
+  let routesChecked = 0;
+  let enginesChecked = 0;
+  for (const f of m.functions) {
+    for (const bb of f.blocks) {
+      for (const I of bb.instrs) {
+        if (!isDMAFamily(I.op)) continue;
+        visited++;
+        // (A) feature guard
+        if ((I.dgeType === DGEType.SWDGE || I.dgeType === DGEType.HWDGE) && !dgeEnabled) {
+          ctx.error(
+            'DGE_NOT_ENABLED',
+            I.id,
+            `${instLabel(m, I.id)}: Input uses DGE (${DGE_TYPE_NAMES[I.dgeType]}) but DGE is not enabled at Walrus`,
+          );
+        }
+        if (!dgeEnabled) {
+          if (I.dgeType !== DGEType.None) stripped++;
+          I.dgeType = DGEType.None;
+        }
+        // (B) route validity
+        if (hasDynamicAP(I) && I.dgeType !== DGEType.Unassigned) {
+          routesChecked++;
+          const valid = routeSet(
+            getDGEInstructionType(I, m, considerDescNum, considerMinElems, ctx.error),
+          );
+          if ((valid & (1 << I.dgeType)) === 0) {
+            ctx.error(
+              'DGE_ROUTE_INVALID',
+              I.id,
+              `${instLabel(m, I.id)}: route ${DGE_TYPE_NAMES[I.dgeType]} is not among the eligible routes {${dgeSetNames(valid).join(', ')}}`,
+            );
+          }
+        }
+        // (C) engine binding: CurEngine = engine with bit 2 stripped
+        const cur = I.engine & 0xfffffffb;
+        if (isHWDGEDMAWithEngineSet(I)) {
+          enginesChecked++;
+          if (
+            (cur & ~EngineType.DMA) !== 2 &&
+            !(cur === EngineType.SP || cur === EngineType.Activation)
+          ) {
+            ctx.error(
+              'HWDGE_ENGINE_INVALID',
+              I.id,
+              `${instLabel(m, I.id)}: HWDGE DMA on engine ${ENGINE_TYPE_NAMES[I.engine] ?? I.engine}, expected SP or Activation`,
+            );
+          }
+        }
+      }
+    }
+  }
+  Object.assign(ctx.counters, { visited, stripped, routesChecked, enginesChecked });
+}
+
+function cleanupPass(name: PassName, order: number | null, summary: string): Pass {
+  return { name, order, summary, run: runCleanup };
+}
+
+/** The cleanup at order 71: strips routes when DGE is disabled, checks preset routes and engines. */
+export const dynamicDmaCleanup: Pass = cleanupPass(
+  'dynamic_dma_cleanup',
+  71,
+  'strip DGE routes when DGE is disabled; check route validity and HWDGE engines',
+);
+
+/** The authoritative verify after the queue passes (seed 001: "the cleanup that follows codegen"). */
+export const dynamicDmaCleanupVerify: Pass = cleanupPass(
+  'dynamic_dma_cleanup',
+  null,
+  'final verify: every route still eligible, every bound HWDGE DMA on SP or Activation',
+);

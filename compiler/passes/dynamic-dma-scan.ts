@@ -1,0 +1,63 @@
+/**
+ * dynamic_dma_scan (seed 001, pipeline order 73): a pure annotator. For every DMA-family
+ * instruction whose route is still Unassigned it computes getDGEInstructionType and stamps the
+ * primary route; a DMA that already has a route is left alone, so the scan is idempotent and can
+ * run again to route only DMAs introduced since. Functions are visited `main` first.
+ */
+import { DGEType, InstructionType } from '../ir/enums.ts';
+import { isDMAFamily, isDstReduceDGE } from '../ir/predicates.ts';
+import { getDGEInstructionType, routeFirst, routeSet } from './dge-route.ts';
+import { type Pass, type PassContext, instLabel } from './pass.ts';
+
+export const dynamicDmaScan: Pass = {
+  name: 'dynamic_dma_scan',
+  order: 73,
+  summary: 'stamp the primary DGE route on every Unassigned DMA (getDGEInstructionType)',
+  run(ctx: PassContext): void {
+    const m = ctx.module;
+    const { considerDescNum, considerMinElems } = m.options;
+    const err = ctx.error;
+    let visited = 0;
+    let stamped = 0;
+    let alreadyRouted = 0;
+    let inLoop = 0;
+    const byRoute = [0, 0, 0, 0];
+    for (const f of m.functionsMainFirst()) {
+      for (const bb of f.blocks) {
+        const isInLoop = bb.isLoopBody;
+        for (const I of bb.instrs) {
+          const op = I.op;
+          if (op === InstructionType.DMACopy && isDstReduceDGE(I)) {
+            // dynamic_dma.cpp:124: dst-reduce DGE is handled elsewhere in the lowering, not here
+            err(
+              'DST_REDUCE_DGE',
+              I.id,
+              `${instLabel(m, I.id)}: !isDstReduceDGE(&I): a destination-reduce DMACopy cannot carry a DGE route`,
+            );
+          }
+          if (!isDMAFamily(op)) continue;
+          visited++;
+          if (isInLoop) inLoop++;
+          if (I.dgeType === DGEType.Unassigned) {
+            const r = getDGEInstructionType(I, m, considerDescNum, considerMinElems, err);
+            I.dgeType = routeFirst(r); // the eligible set is not stamped; kept for reports only
+            I.eligible = routeSet(r);
+            stamped++;
+            byRoute[I.dgeType]++;
+          } else {
+            alreadyRouted++;
+          }
+        }
+      }
+    }
+    Object.assign(ctx.counters, {
+      visited,
+      stamped,
+      alreadyRouted,
+      none: byRoute[DGEType.None],
+      swdge: byRoute[DGEType.SWDGE],
+      hwdge: byRoute[DGEType.HWDGE],
+      inLoopBodies: inLoop,
+    });
+  },
+};
