@@ -36,7 +36,13 @@ export const ProvenanceSchema = z
 export const NameSchema = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-  .describe('Identifier: letters, digits and _, not starting with a digit.');
+  .refine((n) => !(n in Object.prototype), {
+    message: 'a name that is not a JavaScript object property (constructor, toString, ...)',
+  })
+  .describe(
+    'Identifier: letters, digits and _, not starting with a digit, and not a name every ' +
+      'JavaScript object has (constructor, toString, valueOf, __proto__, ...).',
+  );
 
 /** A byte offset or value: a JSON integer, or a string "0x..." (hex) or "0b..." (binary). */
 export const NumberLikeSchema = z
