@@ -36,6 +36,11 @@ export class MemoryRegion {
   readonly bytes: Uint8Array;
   /** Little-endian word access to `bytes` (used by the engine to read descriptors). */
   readonly dv: DataView;
+  /**
+   * The same bytes as 32-bit words (index = byte offset / 4) when the backing store is 4-byte
+   * aligned, else null: the engine copies small word-aligned chunks through it.
+   */
+  readonly i32: Int32Array | null;
 
   constructor(name: string, kind: string, base: number, bytes: Uint8Array) {
     this.name = name;
@@ -45,6 +50,10 @@ export class MemoryRegion {
     this.end = base + bytes.length;
     this.bytes = bytes;
     this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.i32 =
+      (bytes.byteOffset & 3) === 0
+        ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2)
+        : null;
   }
 
   /** True when [addr, addr + length) lies inside this region. */

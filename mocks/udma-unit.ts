@@ -154,15 +154,32 @@ class HalfState {
 /** The ring id a queue starts with after reset (UDMA-FACTS.md "Rings"). */
 export const INITIAL_RING_ID = 1;
 
-/** Copies n bytes without allocating for small copies. */
-function copyBytes(src: Uint8Array, so: number, dst: Uint8Array, d: number, n: number): void {
+/**
+ * Copies n bytes from one region to another (or within one). Small copies never allocate: they
+ * move 32-bit words when everything is word-aligned, else bytes; large ones use one
+ * TypedArray.set of a subarray (memmove), the same as Buffer.copy.
+ */
+function copyBytes(src: MemoryRegion, so: number, dst: MemoryRegion, d: number, n: number): void {
   if (src === dst) {
-    src.copyWithin(d, so, so + n);
-  } else if (n <= 128) {
-    for (let i = 0; i < n; i++) dst[d + i] = src[so + i];
-  } else {
-    dst.set(src.subarray(so, so + n), d);
+    src.bytes.copyWithin(d, so, so + n);
+    return;
   }
+  if (n <= 256) {
+    const s32 = src.i32;
+    const d32 = dst.i32;
+    if (s32 !== null && d32 !== null && ((so | d | n) & 3) === 0) {
+      const a = so >>> 2;
+      const b = d >>> 2;
+      const w = n >>> 2;
+      for (let i = 0; i < w; i++) d32[b + i] = s32[a + i];
+    } else {
+      const sb = src.bytes;
+      const db = dst.bytes;
+      for (let i = 0; i < n; i++) db[d + i] = sb[so + i];
+    }
+    return;
+  }
+  dst.bytes.set(src.bytes.subarray(so, so + n), d);
 }
 
 export class MockUdmaUnit implements UdmaUnitIO {
@@ -206,6 +223,13 @@ export class MockUdmaUnit implements UdmaUnitIO {
   /** Something may be runnable (a write happened since the engine last went idle). */
   private mayRun = true;
   private running = false;
+  // The state words and the value they hold in the normal state (every field = normal).
+  private readonly mState: number;
+  private readonly mStateMask: number;
+  private readonly mStateNormal: number;
+  private readonly sState: number;
+  private readonly sStateMask: number;
+  private readonly sStateNormal: number;
   /** Packets served since construction. */
   packetsServed = 0;
 
@@ -229,6 +253,19 @@ export class MockUdmaUnit implements UdmaUnitIO {
     this.M = m2sRefs(models.m2s);
     this.S = s2mRefs(models.s2m);
     this.queues = this.M.queues;
+    const stateWord = (R: HalfRefs) => ({
+      word: R.state >>> 2,
+      mask: R.stateFields.reduce((m, f) => (m | f.mask) >>> 0, 0),
+      normal: R.stateFields.reduce((m, f) => (m | f.place(R.stateValues.normal)) >>> 0, 0),
+    });
+    const ms = stateWord(this.M);
+    const ss = stateWord(this.S);
+    this.mState = ms.word;
+    this.mStateMask = ms.mask;
+    this.mStateNormal = ms.normal;
+    this.sState = ss.word;
+    this.sStateMask = ss.mask;
+    this.sStateNormal = ss.normal;
     const n = this.queues;
     this.tx = new HalfState(n);
     this.rx = new HalfState(this.S.queues);
@@ -370,11 +407,14 @@ export class MockUdmaUnit implements UdmaUnitIO {
 
   /** Both halves are in the normal state and neither stream is disabled. */
   isRunning(): boolean {
-    const M = this.M;
-    const S = this.S;
-    for (const f of M.stateFields) if (f.get(this.mw) !== M.stateValues.normal) return false;
-    for (const f of S.stateFields) if (f.get(this.sw) !== S.stateValues.normal) return false;
-    return !M.streamDisable.isSet(this.mw) && !S.streamDisable.isSet(this.sw);
+    const mw = this.mw;
+    const sw = this.sw;
+    return (
+      (mw[this.mState] & this.mStateMask) === this.mStateNormal &&
+      (sw[this.sState] & this.sStateMask) === this.sStateNormal &&
+      !this.M.streamDisable.isSet(mw) &&
+      !this.S.streamDisable.isSet(sw)
+    );
   }
 
   /** True when either half's state shows abort. */
@@ -452,6 +492,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const mw = this.mw;
     const arb = this.arbiter;
     const n = this.queues;
+    const tx = this.tx;
     if (this.dirty) {
       this.pktState.fill(PKT_UNKNOWN);
       this.dirty = false;
@@ -467,9 +508,11 @@ export class MockUdmaUnit implements UdmaUnitIO {
     for (let q = 0; q < n; q++) {
       arb.ready[q] = 0;
       if (enginePaused) continue;
+      // Nothing handed over: nothing to look at (cheap test first).
+      if (tx.tailOff[q] === tx.headOff[q] && tx.tailRid[q] === tx.headRid[q]) continue;
       const r = M.q[q];
       if (!r.enables[0].isSet(mw) || !r.enables[1].isSet(mw)) continue;
-      if (this.tx.stalled[q] !== 0) continue;
+      if (tx.stalled[q] !== 0) continue;
       if (this.pktState[q] === PKT_UNKNOWN) {
         this.scan(q);
         if (!this.isRunning()) return true; // the scan aborted the engine
@@ -766,7 +809,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
           this.fault('s2m', q, 'data', rx.headOff[q], this.firstUnmapped(dst, k), k);
           return;
         }
-        copyBytes(sreg!.bytes, so, dreg2.bytes, dst - dreg2.base, k);
+        copyBytes(sreg!, so, dreg2, dst - dreg2.base, k);
         so += k;
         remaining -= k;
         rxFill += k;
