@@ -503,7 +503,8 @@ export class MockUdmaUnit implements UdmaUnitIO {
     mode.pktMode = M.pktModeEn.isSet(mw);
     mode.incFactor = M.incFactor.get(mw);
     const enginePaused = M.streamRlPause.isSet(mw);
-    let tokenBlocked = false;
+    // Rate-limiter windows until the first blocked bucket holds a token again (Infinity: none).
+    let wait = Infinity;
     let anyReady = false;
     for (let q = 0; q < n; q++) {
       arb.ready[q] = 0;
@@ -520,10 +521,14 @@ export class MockUdmaUnit implements UdmaUnitIO {
       if (this.pktState[q] !== PKT_READY) continue;
       const s = M.sched[q];
       if (s.dwrrPause.isSet(mw) || s.rlPause.isSet(mw)) continue;
-      if (this.limited(q) && this.refill(q) <= 0) {
-        // A zero budget never refills: that queue is simply not served.
-        if (s.rlMaxBurst.get(mw) > 0) tokenBlocked = true;
-        continue;
+      if (this.limited(q)) {
+        const t = this.refill(q);
+        if (t <= 0) {
+          // A zero budget never refills: that queue is simply not served.
+          const budget = s.rlMaxBurst.get(mw);
+          if (budget > 0) wait = Math.min(wait, Math.floor(-t / budget) + 1);
+          continue;
+        }
       }
       arb.ready[q] = 1;
       arb.cost[q] = this.pktBytes[q];
@@ -531,16 +536,21 @@ export class MockUdmaUnit implements UdmaUnitIO {
       arb.weight[q] = s.weight.get(mw);
       anyReady = true;
     }
-    if (anyReady && this.streamLimited() && this.refillStream() <= 0) {
-      arb.ready.fill(0);
-      anyReady = false;
-      tokenBlocked = M.streamRlMaxBurst.get(mw) > 0;
+    if (anyReady && this.streamLimited()) {
+      const t = this.refillStream();
+      if (t <= 0) {
+        arb.ready.fill(0);
+        anyReady = false;
+        const budget = M.streamRlMaxBurst.get(mw);
+        wait = budget > 0 ? Math.floor(-t / budget) + 1 : Infinity;
+      }
     }
     const q = anyReady ? arb.select(mode) : -1;
     if (q < 0) {
-      if (!tokenBlocked) return false;
+      if (wait === Infinity) return false;
+      // Idle until the window in which a bucket refills.
       const win = Math.max(1, M.shortCycle.get(mw));
-      this.cycle = (Math.floor(this.cycle / win) + 1) * win;
+      this.cycle = (Math.floor(this.cycle / win) + wait) * win;
       return true;
     }
     this.serve(q);

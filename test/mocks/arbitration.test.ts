@@ -197,6 +197,19 @@ describe('arbitration driven by the registers', () => {
     expect(u.queueStats(0).m2s.packets).toBe(200);
   });
 
+  it('a packet larger than the budget waits out its debt (long-run rate = budget per window)', () => {
+    const { dev, u, qps } = setup(1);
+    wr(u.m2s, 'M2S_rate_limiter.gen_cfg', 100);
+    modify(u.m2s, 'M2S_Q[0].rate_limit_cfg_1', { en: 1, max_burst_size: 64 });
+    modify(u.m2s, 'M2S_Q[0].rate_limit_mask', { internal_rate_limiter: 0 });
+    load(qps[0], 20, [65536]);
+    expect(dev.runUntilIdle()).toBe(20);
+    const t = dev.serviceTrace.entries();
+    // 64 KiB at 64 bytes per 100-cycle window: 1024 windows between packets.
+    for (let i = 1; i < t.length; i++)
+      expect(t[i].startCycle - t[i - 1].startCycle).toBeGreaterThanOrEqual(1024 * 100);
+  });
+
   it('a masked rate limiter (reset) does not limit', () => {
     const { dev, u, qps } = setup(1);
     modify(u.m2s, 'M2S_Q[0].rate_limit_cfg_1', { en: 1, max_burst_size: 1 });
