@@ -5,7 +5,7 @@
  * schemas, never from here.
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
-import { REGISTER_FILE_SIZES } from './register-file-sizes.ts';
+import { dge_host, udma_m2s, udma_s2m } from '../../csr/generated/index.ts';
 
 /** The register files a UDMA unit holds that nxdma maps. */
 export type UdmaRegisterFile = 'udma_m2s' | 'udma_s2m';
@@ -111,10 +111,10 @@ const TRN2: DeviceProfile = deepFreeze({
   ],
   unit: UDMA_UNIT,
   windows: {
-    udma_m2s: { offset: UDMA_UNIT.m2s, size: REGISTER_FILE_SIZES.udma_m2s },
-    udma_s2m: { offset: UDMA_UNIT.s2m, size: REGISTER_FILE_SIZES.udma_s2m },
+    udma_m2s: { offset: UDMA_UNIT.m2s, size: udma_m2s.size },
+    udma_s2m: { offset: UDMA_UNIT.s2m, size: udma_s2m.size },
   },
-  dgeHostSize: REGISTER_FILE_SIZES.dge_host,
+  dgeHostSize: dge_host.size,
 });
 
 /** Every known profile by name. */

@@ -9,7 +9,7 @@ import {
   sdmaWrapperOffset,
   unitOffset,
 } from '../../../driver/mmio/profiles.ts';
-import { REGISTER_FILE_SIZES } from '../../../driver/mmio/register-file-sizes.ts';
+import { regFile } from '../../../csr/schema/files.ts';
 import { expectCode } from './helpers.ts';
 
 describe('trn2 engine -> BAR0 offset (UDMA-FACTS.md, Device profile: trn2)', () => {
@@ -68,11 +68,11 @@ describe('trn2 engine -> BAR0 offset (UDMA-FACTS.md, Device profile: trn2)', () 
     });
   });
 
-  it('register window sizes come from the register schemas', () => {
+  it('register window sizes come from the register schemas (SizeInBytes)', () => {
     const p = getProfile('trn2');
-    expect(p.windows.udma_m2s.size).toBe(REGISTER_FILE_SIZES.udma_m2s);
-    expect(p.windows.udma_s2m.size).toBe(REGISTER_FILE_SIZES.udma_s2m);
-    expect(p.dgeHostSize).toBe(REGISTER_FILE_SIZES.dge_host);
+    expect(p.windows.udma_m2s.size).toBe(regFile('udma_m2s').size);
+    expect(p.windows.udma_s2m.size).toBe(regFile('udma_s2m').size);
+    expect(p.dgeHostSize).toBe(regFile('dge_host').size);
     // both windows fit before the generic block
     expect(p.windows.udma_s2m.offset + p.windows.udma_s2m.size).toBeLessThanOrEqual(p.unit.generic);
   });
