@@ -78,12 +78,17 @@ export interface ModifiableRegister<R extends RegisterMap> {
   modify(update: FieldUpdate<R>): void;
 }
 
-/** The accessor of one register word, shaped by the register's access kind. */
-export type RegisterAccessor<R extends RegisterMap> = R['access'] extends 'RO' | 'RC'
-  ? RegisterInfo<R> & ReadableRegister<R>
-  : R['access'] extends 'WO' | 'INC'
-    ? RegisterInfo<R> & WritableRegister<R>
-    : RegisterInfo<R> & ReadableRegister<R> & WritableRegister<R> & ModifiableRegister<R>;
+/**
+ * The accessor of one register word, shaped by the register's access kind. A map without literal
+ * types (built at run time with toRegFileMap) gives the untyped AnyRegister.
+ */
+export type RegisterAccessor<R extends RegisterMap> = string extends keyof R['fields']
+  ? AnyRegister
+  : R['access'] extends 'RO' | 'RC'
+    ? RegisterInfo<R> & ReadableRegister<R>
+    : R['access'] extends 'WO' | 'INC'
+      ? RegisterInfo<R> & WritableRegister<R>
+      : RegisterInfo<R> & ReadableRegister<R> & WritableRegister<R> & ModifiableRegister<R>;
 
 /** Instances of a repeated block or register; an index out of range throws NxdmaError OUT_OF_RANGE. */
 export interface Indexed<T> extends Iterable<T> {
@@ -94,9 +99,11 @@ export interface Indexed<T> extends Iterable<T> {
 }
 
 /** A register, or the entries of a register array (dge_host priority_class_map[4]). */
-export type RegisterSlot<R extends RegisterMap> = R['indexed'] extends true
-  ? Indexed<RegisterAccessor<R>>
-  : RegisterAccessor<R>;
+export type RegisterSlot<R extends RegisterMap> = boolean extends R['indexed']
+  ? AnyRegister | Indexed<AnyRegister>
+  : R['indexed'] extends true
+    ? Indexed<RegisterAccessor<R>>
+    : RegisterAccessor<R>;
 
 /** The registers of one block instance. */
 export type BlockAccessor<B extends BlockMap> = {
@@ -104,9 +111,11 @@ export type BlockAccessor<B extends BlockMap> = {
 };
 
 /** A block, or the instances of a repeated block (M2S_Q[16]). */
-export type BlockSlot<B extends BlockMap> = B['indexed'] extends true
-  ? Indexed<BlockAccessor<B>>
-  : BlockAccessor<B>;
+export type BlockSlot<B extends BlockMap> = boolean extends B['indexed']
+  ? BlockAccessor<B> | Indexed<BlockAccessor<B>>
+  : B['indexed'] extends true
+    ? Indexed<BlockAccessor<B>>
+    : BlockAccessor<B>;
 
 /** A whole register file bound to a RegisterIO: blocks and top-level registers by name. */
 export type RegFileAccessor<M extends RegFileMap> = {
