@@ -24,6 +24,8 @@ const DEVICE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'TIMEOUT',
   'MEMORY_UNMAPPED',
   'QUEUE_STATE',
+  'DEVICE_CLOSED',
+  'DEVICE_READ_ONLY',
 ]);
 
 export function exitCodeFor(e: unknown): number {
