@@ -210,6 +210,29 @@ describe('arbitration driven by the registers', () => {
       expect(t[i].startCycle - t[i - 1].startCycle).toBeGreaterThanOrEqual(1024 * 100);
   });
 
+  it('the engine-wide stream rate limiter caps the sum of all queues per window', () => {
+    const { dev, u, qps } = setup(2);
+    wr(u.m2s, 'M2S_rate_limiter.gen_cfg', 1000);
+    modify(u.m2s, 'M2S_stream_rate_limiter.cfg_1s', { en: 1, max_burst_size: 2048 });
+    modify(u.m2s, 'M2S_stream_rate_limiter.mask', { internal_rate_limiter: 0 });
+    qps.forEach((qp) => load(qp, 40, [1024]));
+    expect(dev.runUntilIdle()).toBe(80);
+    const perWindow = new Map<number, number>();
+    for (const e of dev.serviceTrace.entries()) {
+      const w = Math.floor(e.startCycle / 1000);
+      perWindow.set(w, (perWindow.get(w) ?? 0) + e.bytes);
+    }
+    expect(Math.max(...perWindow.values())).toBe(2048);
+    expect(perWindow.size).toBe(40);
+    // Round robin still decides who goes within the budget.
+    expect(
+      dev.serviceTrace
+        .entries()
+        .slice(0, 4)
+        .map((e) => e.queue),
+    ).toEqual([0, 1, 0, 1]);
+  });
+
   it('a masked rate limiter (reset) does not limit', () => {
     const { dev, u, qps } = setup(1);
     modify(u.m2s, 'M2S_Q[0].rate_limit_cfg_1', { en: 1, max_burst_size: 1 });
