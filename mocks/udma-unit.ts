@@ -685,7 +685,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
       }
       bytes += this.txLen(w0);
       k++;
-      if (++off === len) {
+      if (++off >= len) {
         off = 0;
         rid = (rid + 1) & 3;
       }
@@ -717,7 +717,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
       }
       room += w0 & LEN_CTRL.LEN_MASK || 65536;
       m++;
-      if (++roff === rlen) {
+      if (++roff >= rlen) {
         roff = 0;
         rrid = (rrid + 1) & 3;
       }
@@ -859,7 +859,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const off = tx.headOff[q];
     let next = off + 1;
     let rid = tx.headRid[q];
-    if (next === len) {
+    if (next >= len) {
       next = 0;
       rid = (rid + 1) & 3;
     }
@@ -897,7 +897,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const off = rx.headOff[q];
     let next = off + 1;
     let rid = rx.headRid[q];
-    if (next === len) {
+    if (next >= len) {
       next = 0;
       rid = (rid + 1) & 3;
     }
@@ -948,7 +948,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     reg.dv.setUint32(p + 12, 0, true);
     let next = off + 1;
     let nrid = rid;
-    if (next === len) {
+    if (next >= len) {
       next = 0;
       nrid = (rid + 1) & 3;
     }
