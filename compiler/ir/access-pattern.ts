@@ -127,9 +127,10 @@ export class AccessPattern {
   /**
    * The smallest and largest element index (relative to the tensor) the pattern touches, for a given
    * partition-coordinate range [pLo, pHi] (the index values of a vector offset or an indirect
-   * index; [0, partNum - 1] otherwise). Used by the program validator's bounds check.
+   * index; [0, partNum - 1] otherwise), written to out[0] and out[1]. Used by the program
+   * validator's bounds check.
    */
-  elementRange(pLo: number, pHi: number): [number, number] {
+  elementRange(pLo: number, pHi: number, out: number[] = [0, 0]): number[] {
     let lo = this.offset + (this.scalarOffset ? this.scalarOffset.value : 0);
     let hi = lo;
     const pa = pLo * this.partStep;
@@ -142,6 +143,8 @@ export class AccessPattern {
       if (span < 0) lo += span;
       else hi += span;
     }
-    return [lo, hi];
+    out[0] = lo;
+    out[1] = hi;
+    return out;
   }
 }

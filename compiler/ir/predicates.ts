@@ -89,6 +89,14 @@ export function isSRCastDMA(inst: Instr): boolean {
   return inst.dstReduce === DstReduce.none && isSRDMA(inst) && isCast(inst);
 }
 
+/**
+ * isIOCopyDMA || isSRCopyDMA || isIOCastDMA || isSRCastDMA in one test (copy and cast together
+ * cover both dtype cases, so the union is "IO or spill/reload, not a dst-reduce").
+ */
+export function isCopyOrCastDMA(inst: Instr): boolean {
+  return inst.dstReduce === DstReduce.none && (isIODMA(inst) || isSRDMA(inst));
+}
+
 /** bir::isTransposeDMA: a DMA-family instruction carrying a transpose (either flavour). */
 export function isTransposeDMA(inst: Instr): boolean {
   return inst.transpose !== TransposeKind.none && isDMAFamily(inst.op);

@@ -154,6 +154,7 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
   });
 
   const indexTensors = new Set<string>();
+  const range = [0, 0];
 
   const buildAP = (ap: AccessPatternInput, field: string): AccessPattern | null => {
     const t = m.tensorByName.get(ap.tensor);
@@ -161,8 +162,7 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
       issue(`${ipath()}.${field}.tensor`, `unknown tensor "${ap.tensor}"`);
       return null;
     }
-    const free: number[] = [];
-    for (const [s, n] of ap.free ?? []) free.push(s, n);
+    const free = flatDims(ap.free ?? []);
     let scalar = null;
     let vector = null;
     if (ap.dynamic) {
@@ -221,7 +221,9 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
         pHi = Math.max(pHi, idx[i]);
       }
     }
-    const [lo, hi] = pattern.elementRange(pLo, pHi);
+    pattern.elementRange(pLo, pHi, range);
+    const lo = range[0];
+    const hi = range[1];
     if (lo < 0 || hi >= t.numElements) {
       issue(
         `${ipath()}.${field}`,
@@ -415,4 +417,26 @@ function instrPath(p: Program, id: number): string {
     }
   }
   return '$';
+}
+
+const NO_DIMS: readonly number[] = Object.freeze([]);
+
+/** [[step, num], ...] -> [step, num, ...], allocated at its exact size. */
+function flatDims(dims: readonly (readonly [number, number])[]): readonly number[] {
+  switch (dims.length) {
+    case 0:
+      return NO_DIMS;
+    case 1:
+      return [dims[0][0], dims[0][1]];
+    case 2:
+      return [dims[0][0], dims[0][1], dims[1][0], dims[1][1]];
+    default: {
+      const out = new Array<number>(dims.length * 2);
+      for (let i = 0; i < dims.length; i++) {
+        out[2 * i] = dims[i][0];
+        out[2 * i + 1] = dims[i][1];
+      }
+      return out;
+    }
+  }
 }

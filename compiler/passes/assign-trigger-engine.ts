@@ -45,8 +45,10 @@ export function assignIdsAndCcLocs(m: Module): { idOf: Int32Array; cc: CcMaps } 
         idOf[I.id] = counter++;
         if (I.op === InstructionType.CollectiveCompute) {
           // record_cc_locations: DenseMap::insert keeps the first collective seen per storage
-          for (const t of I.writes ?? []) if (cc.result[t.id] === null) cc.result[t.id] = I;
-          for (const t of I.reads ?? []) if (cc.arg[t.id] === null) cc.arg[t.id] = I;
+          if (I.writes !== null)
+            for (const t of I.writes) if (cc.result[t.id] === null) cc.result[t.id] = I;
+          if (I.reads !== null)
+            for (const t of I.reads) if (cc.arg[t.id] === null) cc.arg[t.id] = I;
         }
       }
     }

@@ -11,11 +11,8 @@ import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DGELevels, DGEType, dgeBit } from '../ir/enums.ts';
 import type { Instr, Module } from '../ir/module.ts';
 import {
+  isCopyOrCastDMA,
   isDGEOpcode,
-  isIOCastDMA,
-  isIOCopyDMA,
-  isSRCastDMA,
-  isSRCopyDMA,
   isTransposeDMA,
   isVectorDynamicOffsetDMA,
 } from '../ir/predicates.ts';
@@ -251,7 +248,8 @@ export function getDGEInstructionType(
   }
 
   // (4) copy / cast: feasibility-tested
-  if (isIOCopyDMA(I) || isSRCopyDMA(I) || isIOCastDMA(I) || isSRCastDMA(I)) {
+  if (isCopyOrCastDMA(I)) {
+    // isIOCopyDMA || isSRCopyDMA || isIOCastDMA || isSRCastDMA
     if (!checkCopyShapes(I, m, in0, out0, err)) return NONE_ROUTE;
     const sw = descFits(in0, DGEType.SWDGE, considerDescNum, considerMinElems, arch);
     const hw = hwOk && descFits(in0, DGEType.HWDGE, considerDescNum, considerMinElems, arch);

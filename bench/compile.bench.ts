@@ -1,0 +1,218 @@
+/**
+ * Compiler throughput: a generated program of N DMA instructions (tiled loads and saves behind
+ * producer engines, collectives with CC-engine loads, transposes, several QoS classes, some loop
+ * bodies) through every pass of the pipeline. Reports DMA instructions per second and peak heap
+ * for 10k, 100k and 1M DMAs (linearity), each against a baseline measured in the same run: a plain
+ * loop visiting the same instruction objects once per pass and reading the fields the passes read.
+ * Goal: at least 500,000 DMA instructions/s for 1,000,000 DMAs, memory linear in size.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { ProgramBuilder, tileAP } from '../compiler/ir/builder.ts';
+import type { Module } from '../compiler/ir/module.ts';
+import { PIPELINE, compile } from '../compiler/passes/pipeline.ts';
+import type { BenchResult } from './types.ts';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const QOS = ['P0', 'P1', 'P3', 'Default'] as const;
+
+/**
+ * A program with `nDmas` DMA instructions. Each group of 8 DMAs: load a tile from the input into
+ * an SB tile, an Activation on it, save it to an internal DRAM tensor (producer engine) and to the
+ * output; a transpose copy; a load into a collective's argument; the collective; a load of its
+ * result; a spill and a reload. Blocks hold 8,000 DMAs; every fifth block is a loop body.
+ */
+export function generateProgram(nDmas: number): ProgramBuilder {
+  const b = new ProgramBuilder({
+    name: `bench-${nDmas}`,
+    arch: 30,
+    options: {
+      dgeLevels: ['scalar_dynamic_offset', 'vector_dynamic_offsets', 'transpose', 'spill_reload'],
+    },
+  });
+  const TILES = 8;
+  b.region({ name: 'hbm', type: 'dram', base: 0x1_0000_0000, size: 0x1000_0000 });
+  b.region({ name: 'sb', type: 'sb', base: 0x2000_0000, size: 0x100_0000 });
+  b.tensor({
+    name: 'x',
+    region: 'hbm',
+    offset: 0,
+    dtype: 'bf16',
+    shape: [TILES * 128, 512],
+    kind: 'Input',
+  });
+  b.tensor({
+    name: 'y',
+    region: 'hbm',
+    offset: 0x100_0000,
+    dtype: 'bf16',
+    shape: [TILES * 128, 512],
+    kind: 'Output',
+  });
+  b.tensor({
+    name: 'tmp',
+    region: 'hbm',
+    offset: 0x200_0000,
+    dtype: 'bf16',
+    shape: [TILES * 128, 512],
+  });
+  b.tensor({
+    name: 'spill',
+    region: 'hbm',
+    offset: 0x300_0000,
+    dtype: 'bf16',
+    shape: [TILES * 128, 512],
+    kind: 'Spill',
+  });
+  for (let k = 0; k < TILES; k++) {
+    b.tensor({
+      name: `t${k}`,
+      region: 'sb',
+      offset: k * 0x2_0000,
+      dtype: 'bf16',
+      shape: [128, 512],
+    });
+  }
+  b.tensor({ name: 'ccin', region: 'sb', offset: 0x20_0000, dtype: 'bf16', shape: [128, 512] });
+  b.tensor({ name: 'ccout', region: 'sb', offset: 0x24_0000, dtype: 'bf16', shape: [128, 512] });
+  b.tensor({ name: 'xt', region: 'sb', offset: 0x28_0000, dtype: 'bf16', shape: [128, 128] });
+  const main = b.function('main');
+  const perBlock = 8000;
+  let made = 0;
+  let blockNo = 0;
+  let g = 0;
+  while (made < nDmas) {
+    const bb = main.block(`b${blockNo}`, blockNo % 5 === 4 ? { loop: { iterations: 2 } } : {});
+    blockNo++;
+    const end = Math.min(nDmas, made + perBlock);
+    while (made < end) {
+      const k = g % TILES;
+      const t = `t${k}`;
+      const tile = tileAP(t, 512, 0, 0, 128, 512);
+      const qos = QOS[g % QOS.length];
+      const emit = (fn: () => void) => {
+        if (made < end) {
+          fn();
+          made++;
+        }
+      };
+      emit(() => bb.load({ src: tileAP('x', 512, k * 128, 0, 128, 512), dst: tile, qos }));
+      bb.compute('Activation', { reads: [t], writes: [t] });
+      emit(() => bb.save({ src: tile, dst: tileAP('tmp', 512, k * 128, 0, 128, 512), qos }));
+      emit(() => bb.save({ src: tile, dst: tileAP('y', 512, k * 128, 0, 128, 512), qos }));
+      emit(() =>
+        bb.copy({
+          src: { tensor: t, partition: [1, 128], free: [[512, 128]] },
+          dst: { tensor: 'xt', partition: [128, 128], free: [[1, 128]] },
+          transpose: 'xbar',
+        }),
+      );
+      emit(() =>
+        bb.load({
+          src: tileAP('x', 512, k * 128, 0, 128, 512),
+          dst: tileAP('ccin', 512, 0, 0, 128, 512),
+        }),
+      );
+      bb.collective({ collective: 'all_reduce', args: ['ccin'], results: ['ccout'] });
+      emit(() => bb.copy({ src: tileAP('ccout', 512, 0, 0, 128, 512), dst: tile }));
+      emit(() => bb.save({ src: tile, dst: tileAP('spill', 512, k * 128, 0, 128, 512) }));
+      emit(() => bb.load({ src: tileAP('spill', 512, k * 128, 0, 128, 512), dst: tile }));
+      g++;
+    }
+  }
+  return b;
+}
+
+function countDmas(m: Module): number {
+  let n = 0;
+  for (const I of m.instrs) if (I.src !== null) n++;
+  return n;
+}
+
+/** The baseline: one plain loop per pass over the same instruction objects, reading their fields. */
+function baselineLoop(m: Module, sweeps: number): number {
+  let acc = 0;
+  const instrs = m.instrs;
+  for (let s = 0; s < sweeps; s++) {
+    for (let i = 0; i < instrs.length; i++) {
+      const I = instrs[i];
+      acc += I.op + I.engine + I.dgeType + I.qos;
+      if (I.src !== null && I.dst !== null) acc += I.src.tensor.kind + I.dst.tensor.memType;
+    }
+  }
+  return acc;
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1048576).toFixed(1)} MiB`;
+}
+
+async function measure(nDmas: number): Promise<BenchResult[]> {
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
+  let program: ProgramBuilder | null = generateProgram(nDmas);
+  const tBuild = performance.now();
+  const m = program.build();
+  const buildMs = performance.now() - tBuild;
+  program = null; // the program object is input, not IR: let it go before measuring the IR
+  gc();
+  const heapIR = process.memoryUsage().heapUsed;
+  const dmas = countDmas(m);
+
+  let peak = heapIR;
+  const t0 = performance.now();
+  compile(m, { onPass: () => void (peak = Math.max(peak, process.memoryUsage().heapUsed)) });
+  const passMs = performance.now() - t0;
+  peak = Math.max(peak, process.memoryUsage().heapUsed);
+
+  const tb = performance.now();
+  const sink = baselineLoop(m, PIPELINE.length);
+  const baseMs = performance.now() - tb;
+
+  const rate = dmas / (passMs / 1000);
+  const baseRate = dmas / (baseMs / 1000);
+  const label = nDmas >= 1_000_000 ? `${nDmas / 1_000_000}M` : `${nDmas / 1000}k`;
+  return [
+    {
+      name: `compile.passes.${label}`,
+      value: Math.round(rate),
+      unit: 'DMA instructions/s',
+      baseline: {
+        name: 'plain loop, one sweep per pass',
+        value: Math.round(baseRate),
+        unit: 'DMA instructions/s',
+      },
+      ratio: rate / baseRate,
+      goal: nDmas >= 1_000_000 ? '>= 500000 DMA instructions/s' : undefined,
+      notes: `${dmas} DMAs, ${m.instrs.length} instructions, ${m.queues.length} queues, passes ${passMs.toFixed(0)} ms, IR build ${buildMs.toFixed(0)} ms (checksum ${sink % 10})`,
+    },
+    {
+      name: `compile.memory.${label}`,
+      value: Math.round((peak - heap0) / dmas),
+      unit: 'bytes/DMA (peak heap over start)',
+      baseline: {
+        name: 'IR after build',
+        value: Math.round((heapIR - heap0) / dmas),
+        unit: 'bytes/DMA',
+      },
+      ratio: (peak - heap0) / (heapIR - heap0),
+      goal: 'linear in program size (bytes/DMA flat from 10k to 1M)',
+      notes: `peak ${mb(peak - heap0)}, IR ${mb(heapIR - heap0)}`,
+    },
+  ];
+}
+
+export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
+  const sizes = opts.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
+  const out: BenchResult[] = [];
+  await measure(10_000); // warm-up: JIT the passes before measuring
+  for (const n of sizes) out.push(...(await measure(n)));
+  return out;
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/.*\//, ''))) {
+  const quick = process.argv.includes('--quick');
+  for (const r of await run({ quick })) console.log(JSON.stringify(r));
+}
