@@ -1,0 +1,568 @@
+/**
+ * UdmaEngine: the driver of one UDMA engine of a Device (csr/io.ts), over its M2S and S2M register
+ * windows and the device's DMA-visible memory. It runs on the mock and on a mapped device alike.
+ *
+ *   const eng = new UdmaEngine(device, 0);
+ *   eng.bringUp();                                           // UDMA-FACTS.md order
+ *   eng.initQueue(0, { tx: { base, size: 256 }, rx: { base: base + 4096, size: 256 } });
+ *   eng.copy(src, dst, 1 << 20, { queue: 0 });               // 16 descriptor pairs, 2 doorbells
+ *   await eng.waitIdle({ timeoutMs: 100 });
+ *
+ * Completion is read from head pointers. A real device runs by itself; the mock runs only when
+ * told to (or on register reads, by default): `waitIdle` lets a device that is a DeviceClock make
+ * progress by calling its `step()` between polls (see `clock` in UdmaEngineOptions).
+ */
+import { NxdmaError, hex } from '../../common/errors.ts';
+import type { Device, MemoryIO, UdmaUnitIO } from '../../csr/io.ts';
+import { EngineIO, type RegisterWrite } from './engine-io.ts';
+import { queueRegs } from './queue-regs.ts';
+import {
+  UdmaQueue,
+  type CopyOptions,
+  type CopyRequest,
+  type QueueRings,
+  type QueueStats,
+} from './queue.ts';
+import { inferredWrite, reg, queueCount, udmaModel, type Reg, type UdmaFileName } from './regs.ts';
+import { ringsOverlap, validateRing, type RingSpec } from './ring.ts';
+import { RegisterShadow } from './shadow.ts';
+
+/**
+ * A device that only makes progress when told to (the mock). `step()` moves at most one packet
+ * per engine and returns false when nothing can move. A real device runs by itself and is not one.
+ */
+export interface DeviceClock {
+  step(): boolean;
+}
+
+/** The device's own clock when it has one (a non-hardware Device with a `step(): boolean`), else null. */
+export function deviceClockOf(device: Device): DeviceClock | null {
+  const step = (device as Partial<DeviceClock>).step;
+  return !device.isHardware && typeof step === 'function'
+    ? (device as unknown as DeviceClock)
+    : null;
+}
+
+export interface UdmaEngineOptions {
+  /**
+   * Write registers that hold inferred facts (spec/REGISTERS.md) during bring-up:
+   * AXI_M2S.desc_rd_cfg_3 (its max_desc_burst width is inferred). Without it such registers are
+   * skipped and listed in the bring-up report, on the mock as on hardware. Default false.
+   */
+  allowInferred?: boolean;
+  /** Shared register shadow (give the same one to applyQos). Default: a new one. */
+  shadow?: RegisterShadow;
+  /**
+   * How `waitIdle` advances a device that does not run by itself. Default: the device's own
+   * `step()` when it is a non-hardware Device that has one (the mock); null on hardware.
+   */
+  clock?: DeviceClock | null;
+  /**
+   * Copies check that source and destination lie in the device's mapped memory (MEMORY_UNMAPPED
+   * otherwise). Set false to copy between device addresses the process has not mapped. Default true.
+   */
+  checkBuffers?: boolean;
+}
+
+export interface BringUpOptions {
+  /**
+   * M2S_rd.desc_pref_cfg_2.max_desc_per_pkt, also the prefetch threshold (pref_thr) of both halves:
+   * 8..128. Default 65 (64 + 1 on these devices).
+   */
+  maxDescPerPkt?: number;
+  /**
+   * M2S_rd.data_cfg.data_fifo_depth in data beats. No source states the trn2 value; the default 1024
+   * (32 KiB of 256-bit beats) is the public driver's documented example.
+   */
+  dataFifoDepth?: number;
+}
+
+/** What bring-up did. */
+export interface BringUpReport {
+  engine: number;
+  /** Every register write, in order. */
+  writes: RegisterWrite[];
+  /** Registers left at their current value because they hold inferred facts (no allowInferred). */
+  skipped: { file: UdmaFileName; path: string; offset: number; reason: string }[];
+}
+
+/** What one read of the two state registers shows. */
+export interface EngineHealth {
+  engine: number;
+  m2s: Record<string, number>;
+  s2m: Record<string, number>;
+  /** Some state field of either half shows abort. */
+  aborted: boolean;
+}
+
+export interface WaitOptions {
+  /** Give up after this many milliseconds (TIMEOUT). Default 1000. */
+  timeoutMs?: number;
+  /** Only this queue (default: every initialized queue). */
+  queue?: number;
+}
+
+// Bring-up values (UDMA-FACTS.md "Engine bring-up"; the public driver's udma_set_defaults).
+const MAX_DESC_PER_PKT_DEFAULT = 64 + 1;
+const MAX_DESC_PER_PKT_MIN = 8;
+const MAX_DESC_PER_PKT_MAX = 128;
+const DATA_FIFO_DEPTH_DEFAULT = 1024;
+/** M2S_rd.data_cfg.max_pkt_limit: the public driver keeps its reset value. */
+const OSTAND_M2S = { max_data_rd: 128, max_desc_rd: 128, max_comp_req: 128, max_comp_data_wr: 32 };
+const OSTAND_S2M_RD = { max_desc_rd_ostand: 128, max_stream_ack: 0x40 };
+const OSTAND_S2M_WR = {
+  max_data_wr_ostand: 128,
+  max_data_beats_wr: 0x40,
+  max_comp_req: 128,
+  max_comp_data_wr: 0x40,
+};
+const MIN_BURST_ABOVE_THR = 8;
+const MIN_BURST_BELOW_THR = 1;
+const AXI_DESC_MAX_BURST = 8;
+/** Completion descriptor size in words (16-byte completion descriptors). */
+const COMP_DESC_WORDS = 16 / 4;
+
+/** Registers the engine-level code uses, resolved once. */
+interface EngineRegs {
+  m2sDataCfg: Reg;
+  m2sOstand: Reg;
+  m2sCfgLen: Reg;
+  m2sStreamCfg: Reg;
+  s2mOstandRd: Reg;
+  s2mOstandWr: Reg;
+  m2sPref2: Reg;
+  m2sPref3: Reg;
+  s2mPref3: Reg;
+  m2sAxiDescRd3: Reg;
+  s2mAxiDescRd3: Reg;
+  s2mComp1c: Reg;
+  m2sChangeState: Reg;
+  s2mChangeState: Reg;
+  m2sState: Reg;
+  s2mState: Reg;
+}
+
+let engineRegs: EngineRegs | null = null;
+function regs(): EngineRegs {
+  if (engineRegs) return engineRegs;
+  const m = 'udma_m2s';
+  const s = 'udma_s2m';
+  engineRegs = {
+    m2sDataCfg: reg(m, 'M2S_rd.data_cfg'),
+    m2sOstand: reg(m, 'AXI_M2S.ostand_cfg'),
+    m2sCfgLen: reg(m, 'M2S.cfg_len'),
+    m2sStreamCfg: reg(m, 'M2S.stream_cfg'),
+    s2mOstandRd: reg(s, 'AXI_S2M.ostand_cfg_rd'),
+    s2mOstandWr: reg(s, 'AXI_S2M.ostand_cfg_wr'),
+    m2sPref2: reg(m, 'M2S_rd.desc_pref_cfg_2'),
+    m2sPref3: reg(m, 'M2S_rd.desc_pref_cfg_3'),
+    s2mPref3: reg(s, 'S2M_rd.desc_pref_cfg_3'),
+    m2sAxiDescRd3: reg(m, 'AXI_M2S.desc_rd_cfg_3'),
+    s2mAxiDescRd3: reg(s, 'AXI_S2M.desc_rd_cfg_3'),
+    s2mComp1c: reg(s, 'S2M_comp.cfg_1c'),
+    m2sChangeState: reg(m, 'M2S.change_state'),
+    s2mChangeState: reg(s, 'S2M.change_state'),
+    m2sState: reg(m, 'M2S.state'),
+    s2mState: reg(s, 'S2M.state'),
+  };
+  return engineRegs;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => (ms <= 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
+}
+
+export class UdmaEngine {
+  readonly device: Device;
+  readonly engine: number;
+  readonly unit: UdmaUnitIO;
+  readonly memory: MemoryIO;
+  readonly shadow: RegisterShadow;
+  readonly allowInferred: boolean;
+  readonly clock: DeviceClock | null;
+  readonly checkBuffers: boolean;
+  /** Number of queues per half (M2S_Q / S2M_Q instances). */
+  readonly queueCount: number;
+  private readonly eio: EngineIO;
+  private readonly queues: (UdmaQueue | undefined)[];
+  private broughtUp = false;
+
+  constructor(device: Device, engine: number, opts: UdmaEngineOptions = {}) {
+    this.device = device;
+    this.engine = engine;
+    this.unit = device.udma(engine);
+    for (const f of ['udma_m2s', 'udma_s2m'] as const) {
+      const io = f === 'udma_m2s' ? this.unit.m2s : this.unit.s2m;
+      const need = udmaModel(f).size;
+      if (!(io.size >= need)) {
+        throw new NxdmaError(
+          'OUT_OF_WINDOW',
+          `udma${engine}: the ${f} window is ${hex(io.size)} bytes, the register file needs ${hex(need)}`,
+          {
+            where: `udma${engine}.${f}`,
+            expected: `a window of at least ${hex(need)} bytes`,
+            actual: io.size,
+          },
+        );
+      }
+    }
+    this.memory = device.memory;
+    this.shadow = opts.shadow ?? new RegisterShadow();
+    this.allowInferred = opts.allowInferred === true;
+    this.clock = opts.clock === undefined ? deviceClockOf(device) : opts.clock;
+    this.checkBuffers = opts.checkBuffers !== false;
+    this.queueCount = Math.min(queueCount('udma_m2s'), queueCount('udma_s2m'));
+    this.eio = new EngineIO(engine, this.unit, this.shadow);
+    this.queues = new Array<UdmaQueue | undefined>(this.queueCount);
+  }
+
+  /** MMIO reads and writes this engine's driver has issued (doorbells included). */
+  get mmio(): { reads: number; writes: number } {
+    return { reads: this.eio.reads, writes: this.eio.writes };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Bring-up.
+
+  /**
+   * Engine bring-up in the order of UDMA-FACTS.md, every register written as a whole word (the
+   * reset word with the named fields replaced; no reads):
+   *
+   * 1. M2S_rd.data_cfg, AXI_M2S.ostand_cfg (128 data reads, 128 descriptor reads, 128 completion
+   *    requests, 32 completion data writes), M2S.cfg_len (max_pkt_size 0xFFFFF, encode_64k),
+   *    M2S.stream_cfg (rd_mode 1, rd_th 1), AXI_S2M.ostand_cfg_rd / ostand_cfg_wr;
+   * 2. every queue's cfg: reset value | en_pref | en_scheduling (M2S), | en_stream (S2M);
+   * 3. M2S_rd.desc_pref_cfg_2 = max_desc_per_pkt | pref_force_rr; desc_pref_cfg_3 (pref_thr,
+   *    min_burst_above_thr 8, min_burst_below_thr 1) on both halves; AXI desc_rd_cfg_3 (max burst 8,
+   *    always_break_on_max_boundary) on both halves;
+   * 4. S2M_comp.cfg_1c = q_promotion | completion descriptor size in words;
+   * 5. change_state.normal on both halves.
+   *
+   * Registers holding inferred facts are skipped unless the engine allows them (see the report).
+   * Bring-up leaves the prefetch arbiter in round robin: QoS programming must clear pref_force_rr.
+   */
+  bringUp(opts: BringUpOptions = {}): BringUpReport {
+    const maxDesc = opts.maxDescPerPkt ?? MAX_DESC_PER_PKT_DEFAULT;
+    if (
+      !Number.isInteger(maxDesc) ||
+      maxDesc < MAX_DESC_PER_PKT_MIN ||
+      maxDesc > MAX_DESC_PER_PKT_MAX
+    ) {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        `udma${this.engine} bring-up: maxDescPerPkt ${String(maxDesc)} is outside ${MAX_DESC_PER_PKT_MIN}..${MAX_DESC_PER_PKT_MAX}`,
+        {
+          where: 'bringUp.maxDescPerPkt',
+          expected: `${MAX_DESC_PER_PKT_MIN}..${MAX_DESC_PER_PKT_MAX}`,
+          actual: maxDesc,
+        },
+      );
+    }
+    const R = regs();
+    const depth = opts.dataFifoDepth ?? DATA_FIFO_DEPTH_DEFAULT;
+    const depthField = R.m2sDataCfg.field('data_fifo_depth');
+    if (!Number.isInteger(depth) || depth < 1 || depth > depthField.max) {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        `udma${this.engine} bring-up: dataFifoDepth ${String(depth)} is outside 1..${depthField.max}`,
+        { where: 'bringUp.dataFifoDepth', expected: `1..${depthField.max}`, actual: depth },
+      );
+    }
+    // Compose every word first (validation), then write. Each entry names the fields it sets.
+    const plan: [Reg, Record<string, number>, number][] = [];
+    const full = (r: Reg, v: Record<string, number>): void => void plan.push([r, v, r.encode(v)]);
+    // 1.
+    full(R.m2sDataCfg, { data_fifo_depth: depth });
+    full(R.m2sOstand, OSTAND_M2S);
+    full(R.m2sCfgLen, { max_pkt_size: R.m2sCfgLen.field('max_pkt_size').max, encode_64k: 1 });
+    full(R.m2sStreamCfg, { rd_mode: 1, rd_th: 1 });
+    full(R.s2mOstandRd, OSTAND_S2M_RD);
+    full(R.s2mOstandWr, OSTAND_S2M_WR);
+    // 2.
+    for (let q = 0; q < this.queueCount; q++) {
+      for (const h of [queueRegs(q).m2s, queueRegs(q).s2m]) {
+        const names: Record<string, number> = {};
+        for (const f of h.enables) names[f.name] = 1;
+        plan.push([h.cfg, names, (h.cfg.reset | h.enableMask) >>> 0]);
+      }
+    }
+    // 3.
+    full(R.m2sPref2, { max_desc_per_pkt: maxDesc, pref_force_rr: 1 });
+    const pref3 = {
+      pref_thr: maxDesc,
+      min_burst_above_thr: MIN_BURST_ABOVE_THR,
+      min_burst_below_thr: MIN_BURST_BELOW_THR,
+    };
+    full(R.m2sPref3, pref3);
+    full(R.s2mPref3, pref3);
+    const axi = { max_desc_burst: AXI_DESC_MAX_BURST, always_break_on_max_boundary: 1 };
+    full(R.m2sAxiDescRd3, axi);
+    full(R.s2mAxiDescRd3, axi);
+    // 4.
+    full(R.s2mComp1c, { q_promotion: 1, desc_size: COMP_DESC_WORDS });
+    // 5.
+    plan.push([R.m2sChangeState, { normal: 1 }, R.m2sChangeState.encode({ normal: 1 }, 0)]);
+    plan.push([R.s2mChangeState, { normal: 1 }, R.s2mChangeState.encode({ normal: 1 }, 0)]);
+
+    const report: BringUpReport = { engine: this.engine, writes: [], skipped: [] };
+    this.eio.log = report.writes;
+    try {
+      for (const [r, named, v] of plan) {
+        const why = inferredWrite(r, Object.keys(named));
+        if (why.length > 0 && !this.allowInferred) {
+          report.skipped.push({
+            file: r.file,
+            path: r.path,
+            offset: r.offset,
+            reason: `${why.join(', ')} inferred; pass allowInferred to write it`,
+          });
+          continue;
+        }
+        this.eio.write(r, v);
+      }
+    } finally {
+      this.eio.log = null;
+    }
+    this.broughtUp = true;
+    return report;
+  }
+
+  /** True once bringUp ran on this driver. */
+  get isBroughtUp(): boolean {
+    return this.broughtUp;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Queues.
+
+  private checkQueue(q: number, where: string): void {
+    if (!Number.isInteger(q) || q < 0 || q >= this.queueCount) {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        `${where}: queue ${String(q)} does not exist (queues 0..${this.queueCount - 1})`,
+        {
+          where,
+          expected: `0..${this.queueCount - 1}`,
+          actual: q,
+        },
+      );
+    }
+  }
+
+  /**
+   * Validates the rings of queue q (UDMA-FACTS.md "Rings": base and end 256-byte aligned, size a
+   * multiple of 16, 32 <= size <= 2^24 - 16, inside mapped memory, not overlapping another ring of
+   * this engine), then programs both halves (see UdmaQueue.program). Re-initializing a queue drops
+   * its copies in flight.
+   */
+  initQueue(q: number, rings: QueueRings): UdmaQueue {
+    const where = `udma${this.engine} queue ${q}`;
+    this.checkQueue(q, where);
+    if (!rings || typeof rings !== 'object') {
+      throw new NxdmaError(
+        'RING_INVALID',
+        `${where}: rings must be { tx: { base, size }, rx: { base, size } }`,
+        {
+          where,
+          expected: '{ tx: RingSpec, rx: RingSpec }',
+          actual: rings,
+        },
+      );
+    }
+    validateRing(rings.tx, this.memory, `${where} TX ring`);
+    validateRing(rings.rx, this.memory, `${where} RX ring`);
+    const mine: [string, RingSpec][] = [
+      ['TX', rings.tx],
+      ['RX', rings.rx],
+    ];
+    const others: [string, RingSpec][] = [];
+    for (const other of this.queues) {
+      if (!other || other.index === q) continue;
+      others.push(
+        [`queue ${other.index} TX`, other.rings.tx],
+        [`queue ${other.index} RX`, other.rings.rx],
+      );
+    }
+    if (ringsOverlap(rings.tx, rings.rx)) others.unshift(['its own TX', rings.tx]);
+    for (const [name, ring] of mine) {
+      for (const [oname, o] of others) {
+        if (o === ring) continue;
+        if (ringsOverlap(ring, o)) {
+          throw new NxdmaError(
+            'MEMORY_OVERLAP',
+            `${where}: the ${name} ring ${hex(ring.base)}+${ring.size * 16} overlaps the ${oname} ring ${hex(o.base)}+${o.size * 16}`,
+            {
+              where: `${where} ${name} ring`,
+              expected: 'rings that share no byte',
+              actual: { base: hex(ring.base), other: oname },
+            },
+          );
+        }
+      }
+    }
+    const queue = new UdmaQueue(this.eio, queueRegs(q), rings, this.memory, this.checkBuffers);
+    queue.program();
+    this.queues[q] = queue;
+    return queue;
+  }
+
+  /** The initialized queue q; QUEUE_STATE when initQueue has not run for it. */
+  queue(q: number): UdmaQueue {
+    const where = `udma${this.engine} queue ${q}`;
+    this.checkQueue(q, where);
+    const h = this.queues[q];
+    if (!h) {
+      throw new NxdmaError('QUEUE_STATE', `${where} is not initialized (call initQueue first)`, {
+        where,
+        expected: 'an initialized queue',
+        actual: 'uninitialized',
+      });
+    }
+    return h;
+  }
+
+  /** Indexes of the initialized queues. */
+  initializedQueues(): number[] {
+    const out: number[] = [];
+    for (let q = 0; q < this.queues.length; q++) if (this.queues[q]) out.push(q);
+    return out;
+  }
+
+  /** One copy on `opts.queue` (see UdmaQueue.copy). Returns its sequence number on that queue. */
+  copy(src: number, dst: number, bytes: number, opts: CopyOptions & { queue: number }): number {
+    return this.queue(opts?.queue).copy(src, dst, bytes, opts);
+  }
+
+  /** Many copies on one queue, one doorbell per ring (see UdmaQueue.copyBatch). */
+  copyBatch(queue: number, copies: readonly CopyRequest[]): number {
+    return this.queue(queue).copyBatch(copies);
+  }
+
+  pause(q: number): void {
+    this.queue(q).pause();
+  }
+
+  resume(q: number): void {
+    this.queue(q).resume();
+  }
+
+  reset(q: number): void {
+    this.queue(q).reset();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Completion.
+
+  /**
+   * Polls every queue with copies in flight (one RX head read each). Returns the number of copies
+   * newly seen complete.
+   */
+  poll(): number {
+    let n = 0;
+    for (const h of this.queues) if (h && h.inFlight > 0) n += h.poll();
+    return n;
+  }
+
+  /** Reads M2S.state and S2M.state (two reads). */
+  health(): EngineHealth {
+    const R = regs();
+    const one = (r: Reg): [Record<string, number>, boolean] => {
+      const w = this.eio.read(r);
+      const out: Record<string, number> = {};
+      let aborted = false;
+      for (const f of r.model.fields) {
+        const v = ((w & f.mask) >>> f.lsb) >>> 0;
+        out[f.name] = v;
+        const abort = f.enums.find((e) => e.name.toLowerCase() === 'abort')?.value ?? 2;
+        if (v === abort) aborted = true;
+      }
+      return [out, aborted];
+    };
+    const [m2s, a] = one(R.m2sState);
+    const [s2m, b] = one(R.s2mState);
+    return { engine: this.engine, m2s, s2m, aborted: a || b };
+  }
+
+  /** The raw status words of queue q (M2S_Q[q].status, S2M_Q[q].status): two reads. */
+  queueStatus(q: number): { m2s: number; s2m: number } {
+    this.checkQueue(q, `udma${this.engine} queue ${q}`);
+    const Q = queueRegs(q);
+    return { m2s: this.eio.read(Q.m2s.status), s2m: this.eio.read(Q.s2m.status) };
+  }
+
+  /**
+   * Waits until every copy submitted on the engine (or on `opts.queue`) is complete, polling the RX
+   * heads. Between polls a DeviceClock is stepped (the mock); otherwise the wait yields to the event
+   * loop. An engine abort ends the wait with ENGINE_ERROR; running out of time with TIMEOUT (both
+   * count an error on each queue still in flight).
+   */
+  async waitIdle(opts: WaitOptions = {}): Promise<void> {
+    const timeoutMs = opts.timeoutMs ?? 1000;
+    if (typeof timeoutMs !== 'number' || !(timeoutMs >= 0)) {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        `waitIdle: timeoutMs ${String(timeoutMs)} is not a duration`,
+        {
+          where: 'waitIdle.timeoutMs',
+          expected: 'a number of milliseconds >= 0',
+          actual: timeoutMs,
+        },
+      );
+    }
+    const list =
+      opts.queue === undefined
+        ? this.queues.filter((x): x is UdmaQueue => x !== undefined)
+        : [this.queue(opts.queue)];
+    const busy = (): UdmaQueue[] => list.filter((h) => h.inFlight > 0);
+    const deadline = performance.now() + timeoutMs;
+    let lastHealth = performance.now();
+    for (;;) {
+      for (const h of list) if (h.inFlight > 0) h.poll();
+      if (busy().length === 0) return;
+      let progressed = false;
+      if (this.clock) {
+        for (let i = 0; i < 4096 && this.clock.step(); i++) progressed = true;
+      }
+      if (progressed) continue;
+      const now = performance.now();
+      // Nothing moved: an aborted engine never recovers by waiting.
+      if (this.clock || now - lastHealth >= 10) {
+        lastHealth = now;
+        const health = this.health();
+        if (health.aborted) {
+          const stuck = busy();
+          for (const h of stuck) h.errors++;
+          throw new NxdmaError(
+            'ENGINE_ERROR',
+            `udma${this.engine}: the engine aborted with ${stuck.map((h) => `${h.inFlight} copies on queue ${h.index}`).join(', ')} in flight`,
+            {
+              where: `udma${this.engine}`,
+              expected: 'normal state',
+              actual: health,
+              queues: stuck.map((h) => ({ ...h.stats(), status: this.queueStatus(h.index) })),
+            },
+          );
+        }
+      }
+      if (now >= deadline) {
+        const stuck = busy();
+        for (const h of stuck) h.errors++;
+        throw new NxdmaError(
+          'TIMEOUT',
+          `udma${this.engine}: ${stuck.map((h) => `queue ${h.index} has ${h.inFlight} copies in flight` + (h.paused ? ' (paused)' : '')).join(', ')} after ${timeoutMs} ms`,
+          {
+            where: `udma${this.engine} ${stuck.map((h) => `queue ${h.index}`).join(', ')}`,
+            expected: `every copy complete within ${timeoutMs} ms`,
+            actual: stuck.map((h) => ({ ...h.stats(), status: this.queueStatus(h.index) })),
+          },
+        );
+      }
+      await sleep(this.clock ? 1 : 0);
+    }
+  }
+
+  /** Per-queue counters of every initialized queue. */
+  stats(): QueueStats[] {
+    return this.queues.filter((x): x is UdmaQueue => x !== undefined).map((h) => h.stats());
+  }
+}

@@ -1,0 +1,45 @@
+/** The UDMA engine driver: bring-up, rings, copies, completion by head pointers, shadowed registers. */
+export {
+  UdmaEngine,
+  deviceClockOf,
+  type BringUpOptions,
+  type BringUpReport,
+  type DeviceClock,
+  type EngineHealth,
+  type UdmaEngineOptions,
+  type WaitOptions,
+} from './engine.ts';
+export {
+  UdmaQueue,
+  type CopyOptions,
+  type CopyRequest,
+  type QueueRings,
+  type QueueStats,
+} from './queue.ts';
+export {
+  INITIAL_RING_ID,
+  MAX_RING_SIZE,
+  MIN_RING_SIZE,
+  RING_ALIGN,
+  RING_SIZE_MULTIPLE,
+  RingProducer,
+  inFlight,
+  ringsOverlap,
+  validateRing,
+  type RingKind,
+  type RingSpec,
+} from './ring.ts';
+export { RegisterShadow } from './shadow.ts';
+export { EngineIO, type RegisterWrite } from './engine-io.ts';
+export {
+  Field,
+  Reg,
+  UDMA_FILES,
+  field,
+  inferredWrite,
+  queueCount,
+  reg,
+  udmaModel,
+  type UdmaFileName,
+} from './regs.ts';
+export { queueRegs, type HalfQueueRegs, type QueueRegs } from './queue-regs.ts';

@@ -1,0 +1,526 @@
+/**
+ * One queue of a UDMA engine driven as a memory-to-memory copy channel (UDMA-FACTS.md
+ * "Memory-to-memory copy"): a TX ring on M2S_Q[q] reading the source and an RX ring on S2M_Q[q]
+ * writing the destination, in chunks of at most 64 KiB, each chunk one packet (a TX descriptor
+ * with first|last and its RX descriptor), doorbells rung RX first, then TX.
+ *
+ * Producer state (tails, ring ids) lives here; submission performs no MMIO read while the driver
+ * knows there is room. Completion is read from the RX head (rdrhp): a copy is complete when the
+ * engine has consumed its last RX descriptor.
+ */
+import { NxdmaError, hex } from '../../common/errors.ts';
+import {
+  BD_MAX_LEN,
+  BD_SIZE,
+  META_CTRL_PLAIN_COPY,
+  encodeRx,
+  encodeTx,
+  type RxFields,
+  type TxFields,
+} from '../../csr/formats/bd.ts';
+import type { MemoryIO } from '../../csr/io.ts';
+import type { EngineIO } from './engine-io.ts';
+import type { HalfQueueRegs, QueueRegs } from './queue-regs.ts';
+import { RingProducer, type RingSpec } from './ring.ts';
+
+/** Per-copy options. */
+export interface CopyOptions {
+  /**
+   * Data memory barrier (dmb) on the copy's first TX descriptor: every transfer submitted earlier
+   * on this queue completes before this copy starts.
+   */
+  barrier?: boolean;
+  /** Raise an interrupt when the copy completes (int_en on its last RX descriptor). */
+  interrupt?: boolean;
+}
+
+/** One copy of a batch. */
+export interface CopyRequest extends CopyOptions {
+  src: number;
+  dst: number;
+  bytes: number;
+}
+
+/** The two rings of a copy queue. */
+export interface QueueRings {
+  tx: RingSpec;
+  rx: RingSpec;
+}
+
+/** Per-queue counters (copies unless stated). */
+export interface QueueStats {
+  engine: number;
+  queue: number;
+  /** Copies submitted (doorbell rung). */
+  submitted: number;
+  /** Copies whose last RX descriptor the engine consumed. */
+  completed: number;
+  /** Copies submitted and not yet seen complete. */
+  inFlight: number;
+  /** Bytes of the completed copies. */
+  bytes: number;
+  /** Bytes of the submitted copies. */
+  bytesSubmitted: number;
+  /** Descriptor pairs (TX + RX) submitted. */
+  descriptors: number;
+  /** Errors seen on this queue: timeouts, engine aborts, inconsistent head pointers. */
+  errors: number;
+  /** In-flight copies dropped by a queue reset. */
+  discarded: number;
+  /** Copies refused for lack of ring room (RING_FULL; nothing was written for them). */
+  refused: number;
+  paused: boolean;
+}
+
+const TWO_POW_53 = 2 ** 53;
+
+function badArg(where: string, message: string, expected: string, actual: unknown): NxdmaError {
+  return new NxdmaError('BAD_ARGUMENT', `${where}: ${message}`, { where, expected, actual });
+}
+
+export class UdmaQueue {
+  readonly engine: number;
+  readonly index: number;
+  readonly tx: RingProducer;
+  readonly rx: RingProducer;
+  readonly rings: QueueRings;
+  /** Copy entries check that source and destination are mapped device memory. */
+  readonly checkBuffers: boolean;
+  private readonly eio: EngineIO;
+  private readonly regs: QueueRegs;
+  private readonly memory: MemoryIO;
+  // Completion FIFO: the RX `produced` count at which each in-flight copy ends, and its bytes.
+  private readonly ends: Float64Array;
+  private readonly sizes: Float64Array;
+  private fifoHead = 0;
+  private fifoCount = 0;
+  // Reused encoder inputs (no allocation per descriptor).
+  private readonly txf: TxFields = {
+    len: 1,
+    ring_id: 1,
+    first: true,
+    last: true,
+    dmb: false,
+    int_en: false,
+    buf_ptr: 0,
+    meta_ctrl: META_CTRL_PLAIN_COPY,
+  };
+  private readonly rxf: RxFields = {
+    len: 1,
+    ring_id: 1,
+    first: false,
+    last: false,
+    int_en: false,
+    buf1_ptr: 0,
+  };
+  private pausedFlag = false;
+  // Counters.
+  private submitted = 0;
+  private completed = 0;
+  private bytesDone = 0;
+  private bytesSubmitted = 0;
+  private descs = 0;
+  private discarded = 0;
+  private refused = 0;
+  /** Errors counted on this queue (the engine adds timeouts and aborts). */
+  errors = 0;
+
+  /** @internal Created by UdmaEngine.initQueue, which validated the rings. */
+  constructor(
+    eio: EngineIO,
+    regs: QueueRegs,
+    rings: QueueRings,
+    memory: MemoryIO,
+    checkBuffers: boolean,
+  ) {
+    this.eio = eio;
+    this.engine = eio.engine;
+    this.index = regs.queue;
+    this.regs = regs;
+    this.memory = memory;
+    this.checkBuffers = checkBuffers;
+    this.rings = { tx: { ...rings.tx }, rx: { ...rings.rx } };
+    this.tx = new RingProducer('tx', rings.tx, memory);
+    this.rx = new RingProducer('rx', rings.rx, memory);
+    this.ends = new Float64Array(rings.rx.size);
+    this.sizes = new Float64Array(rings.rx.size);
+  }
+
+  private get where(): string {
+    return `udma${this.engine} queue ${this.index}`;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Queue programming (init, pause, resume, reset).
+
+  /**
+   * The queue-init sequence of the public driver, on each half (M2S then S2M): cfg without the
+   * enable bits, q_sw_ctrl.rst_q, ring base (low, high), ring length, comp_cfg = 0 (no completion
+   * ring: completion is read from the heads), cfg with the enable bits (unless paused).
+   */
+  program(): void {
+    this.programHalf(this.regs.m2s, this.rings.tx, !this.pausedFlag);
+    this.programHalf(this.regs.s2m, this.rings.rx, true);
+    this.tx.reset();
+    this.rx.reset();
+    this.discarded += this.fifoCount;
+    this.fifoHead = 0;
+    this.fifoCount = 0;
+  }
+
+  private programHalf(h: HalfQueueRegs, ring: RingSpec, enable: boolean): void {
+    const eio = this.eio;
+    const cfg = eio.current(h.cfg);
+    eio.write(h.cfg, (cfg & ~h.enableMask) >>> 0);
+    eio.write(h.swCtrl, h.swCtrl.encode({ [h.rstQ.name]: 1 }, 0));
+    const lo = ring.base % 2 ** 32;
+    const hi = Math.floor(ring.base / 2 ** 32);
+    eio.write(h.baseLo.reg, h.baseLo.reg.encode({ [h.baseLo.name]: lo >>> h.baseLo.lsb }));
+    eio.write(h.baseHi.reg, h.baseHi.reg.encode({ [h.baseHi.name]: hi }));
+    eio.write(h.len.reg, h.len.reg.encode({ [h.len.name]: ring.size }));
+    eio.write(h.compCfg, 0);
+    if (enable) eio.write(h.cfg, (cfg | h.enableMask) >>> 0);
+  }
+
+  /**
+   * Stops the queue from fetching and scheduling new packets: clears M2S_Q[q].cfg.en_pref and
+   * en_scheduling (one write; the cfg word comes from the shadow). The S2M half stays enabled so
+   * data already in flight lands. Submitting to a paused queue is allowed: it runs on resume.
+   */
+  pause(): void {
+    const h = this.regs.m2s;
+    this.eio.write(h.cfg, (this.eio.current(h.cfg) & ~h.enableMask) >>> 0);
+    this.pausedFlag = true;
+  }
+
+  /** Sets en_pref and en_scheduling again (one write). */
+  resume(): void {
+    const h = this.regs.m2s;
+    this.eio.write(h.cfg, (this.eio.current(h.cfg) | h.enableMask) >>> 0);
+    this.pausedFlag = false;
+  }
+
+  get paused(): boolean {
+    return this.pausedFlag;
+  }
+
+  /**
+   * Resets the queue (q_sw_ctrl.rst_q on both halves, inside the full queue-init sequence so the
+   * ring registers are programmed again): pointers back to slot 0 and ring id 1; copies in flight
+   * are dropped (counted in `discarded`). The queue is left enabled (a paused queue is resumed).
+   */
+  reset(): void {
+    this.pausedFlag = false;
+    this.program();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Submission.
+
+  /** Validates one copy; returns its descriptor count. Reads nothing, writes nothing. */
+  private check(src: number, dst: number, bytes: number, where: string): number {
+    if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 1) {
+      throw badArg(
+        where,
+        `copy size ${String(bytes)} is not a positive integer`,
+        'an integer >= 1',
+        bytes,
+      );
+    }
+    if (
+      typeof src !== 'number' ||
+      !Number.isSafeInteger(src) ||
+      src < 0 ||
+      src + bytes > TWO_POW_53
+    ) {
+      throw badArg(
+        where,
+        `source ${String(src)} is not a device address for ${bytes} bytes`,
+        'a non-negative safe integer',
+        src,
+      );
+    }
+    if (
+      typeof dst !== 'number' ||
+      !Number.isSafeInteger(dst) ||
+      dst < 0 ||
+      dst + bytes > TWO_POW_53
+    ) {
+      throw badArg(
+        where,
+        `destination ${String(dst)} is not a device address for ${bytes} bytes`,
+        'a non-negative safe integer',
+        dst,
+      );
+    }
+    if (src < dst + bytes && dst < src + bytes) {
+      throw new NxdmaError(
+        'MEMORY_OVERLAP',
+        `${where}: source ${hex(src)}+${bytes} and destination ${hex(dst)}+${bytes} overlap`,
+        {
+          where,
+          expected: 'disjoint source and destination ranges',
+          actual: { src: hex(src), dst: hex(dst), bytes },
+        },
+      );
+    }
+    if (this.checkBuffers) {
+      if (!this.memory.isMapped(src, bytes)) {
+        throw new NxdmaError(
+          'MEMORY_UNMAPPED',
+          `${where}: source ${hex(src)}+${bytes} is not mapped device memory`,
+          {
+            where,
+            expected:
+              'a source inside the device memory windows (or an engine opened with checkBuffers: false)',
+            actual: hex(src),
+          },
+        );
+      }
+      if (!this.memory.isMapped(dst, bytes)) {
+        throw new NxdmaError(
+          'MEMORY_UNMAPPED',
+          `${where}: destination ${hex(dst)}+${bytes} is not mapped device memory`,
+          {
+            where,
+            expected:
+              'a destination inside the device memory windows (or an engine opened with checkBuffers: false)',
+            actual: hex(dst),
+          },
+        );
+      }
+    }
+    return Math.ceil(bytes / BD_MAX_LEN);
+  }
+
+  /**
+   * Makes sure both rings have room for `n` more descriptors, reading the engine's heads only when
+   * the driver's own count says there may not be. Throws RING_FULL (nothing written) otherwise.
+   */
+  private ensureRoom(n: number, copies: number, where: string): void {
+    const tx = this.tx;
+    const rx = this.rx;
+    if (rx.room < n) this.readRxHead();
+    if (tx.room < n) this.readTxHead();
+    if (tx.room >= n && rx.room >= n) return;
+    this.refused += copies;
+    const ring = tx.room < n ? tx : rx;
+    throw new NxdmaError(
+      'RING_FULL',
+      `${where}: the ${ring.kind.toUpperCase()} ring has room for ${ring.room} descriptors, the copy needs ${n} ` +
+        `(ring of ${ring.size}; ${ring.pending} in flight)`,
+      {
+        where,
+        expected: `${n} free descriptors on both rings`,
+        actual: { txFree: tx.room, rxFree: rx.room, txSize: tx.size, rxSize: rx.size },
+        needed: n,
+      },
+    );
+  }
+
+  /**
+   * Submits one copy: ceil(bytes / 64 KiB) TX and RX descriptors written into the rings, then the
+   * RX doorbell, then the TX doorbell. Returns the copy's sequence number on this queue (1, 2, ...;
+   * compare with `completedCount`). A refused copy (bad argument, ring full) writes nothing.
+   */
+  copy(src: number, dst: number, bytes: number, opts?: CopyOptions): number {
+    const where = this.where;
+    const n = this.check(src, dst, bytes, where);
+    this.ensureRoom(n, 1, where);
+    this.emit(src, dst, bytes, opts?.barrier === true, opts?.interrupt === true);
+    this.ring(n);
+    return this.submitted;
+  }
+
+  /**
+   * Submits many copies with one RX doorbell and one TX doorbell: every copy is validated and the
+   * room for all of them checked first, so a refused batch writes nothing. Returns the sequence
+   * number of the batch's last copy.
+   */
+  copyBatch(copies: readonly CopyRequest[]): number {
+    const where = this.where;
+    if (!Array.isArray(copies))
+      throw badArg(where, 'copyBatch takes an array of copies', 'CopyRequest[]', copies);
+    let n = 0;
+    for (let i = 0; i < copies.length; i++) {
+      const c = copies[i];
+      if (c === null || typeof c !== 'object')
+        throw badArg(`${where} batch[${i}]`, 'not a copy request', '{ src, dst, bytes }', c);
+      n += this.check(c.src, c.dst, c.bytes, `${where} batch[${i}]`);
+    }
+    if (n === 0) return this.submitted;
+    if (n > this.tx.size || n > this.rx.size) {
+      this.refused += copies.length;
+      throw new NxdmaError(
+        'RING_FULL',
+        `${where}: the batch needs ${n} descriptors per ring, more than the rings hold (TX ${this.tx.size}, RX ${this.rx.size})`,
+        {
+          where,
+          expected: `at most ${Math.min(this.tx.size, this.rx.size)} descriptors per batch`,
+          actual: n,
+          needed: n,
+        },
+      );
+    }
+    this.ensureRoom(n, copies.length, where);
+    for (let i = 0; i < copies.length; i++) {
+      const c = copies[i];
+      this.emit(c.src, c.dst, c.bytes, c.barrier === true, c.interrupt === true);
+    }
+    this.ring(n);
+    return this.submitted;
+  }
+
+  /** Writes one copy's descriptors (room already checked) and queues its completion entry. */
+  private emit(
+    src: number,
+    dst: number,
+    bytes: number,
+    barrier: boolean,
+    interrupt: boolean,
+  ): void {
+    const tx = this.tx;
+    const rx = this.rx;
+    const txf = this.txf;
+    const rxf = this.rxf;
+    const txw = tx.words;
+    const rxw = rx.words;
+    let off = 0;
+    let first = true;
+    while (off < bytes) {
+      const len = Math.min(BD_MAX_LEN, bytes - off);
+      txf.len = len;
+      txf.ring_id = tx.ringId;
+      txf.dmb = barrier && first;
+      txf.buf_ptr = src + off;
+      rxf.len = len;
+      rxf.ring_id = rx.ringId;
+      rxf.int_en = interrupt && off + len === bytes;
+      rxf.buf1_ptr = dst + off;
+      if (txw !== null) {
+        encodeTx(txw, tx.tail * BD_SIZE, txf);
+      } else {
+        encodeTx(tx.scratchBuffer, 0, txf);
+        tx.flushScratch(tx.tail);
+      }
+      if (rxw !== null) {
+        encodeRx(rxw, rx.tail * BD_SIZE, rxf);
+      } else {
+        encodeRx(rx.scratchBuffer, 0, rxf);
+        rx.flushScratch(rx.tail);
+      }
+      tx.advance();
+      rx.advance();
+      this.descs++;
+      off += len;
+      first = false;
+    }
+    let slot = this.fifoHead + this.fifoCount;
+    if (slot >= this.ends.length) slot -= this.ends.length;
+    this.ends[slot] = rx.produced;
+    this.sizes[slot] = bytes;
+    this.fifoCount++;
+    this.submitted++;
+    this.bytesSubmitted += bytes;
+  }
+
+  /** Hands `n` descriptors to the engine: the RX doorbell first, then the TX doorbell. */
+  private ring(n: number): void {
+    const m = this.regs;
+    const unit = this.eio.unit;
+    unit.s2m.write32(m.s2m.doorbell.reg.offset, m.s2m.doorbell.place(n));
+    unit.m2s.write32(m.m2s.doorbell.reg.offset, m.m2s.doorbell.place(n));
+    this.eio.writes += 2;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Completion.
+
+  private head(h: HalfQueueRegs, ring: RingProducer): void {
+    const w = this.eio.read(h.headOffset.reg);
+    const off = h.headOffset.get(w);
+    const rid = h.headRingId.get(w);
+    if (!ring.observeHead(off, rid)) {
+      this.errors++;
+      throw new NxdmaError(
+        'QUEUE_STATE',
+        `${this.where}: the ${ring.kind.toUpperCase()} head (offset ${off}, ring id ${rid}) is inconsistent with the ` +
+          `driver's tail (offset ${ring.tail}, ring id ${ring.ringId}, ${ring.pending} in flight); was the queue reset behind the driver?`,
+        {
+          where: `${this.where} ${h.headOffset.reg.path}`,
+          expected: `a head at most ${ring.pending} descriptors behind the tail`,
+          actual: { offset: off, ringId: rid },
+        },
+      );
+    }
+  }
+
+  private readRxHead(): void {
+    this.head(this.regs.s2m, this.rx);
+    // An RX descriptor is consumed only after its TX pair: the RX count bounds the TX count.
+    this.tx.consumedAtLeast(this.rx.consumed);
+    this.retire();
+  }
+
+  private readTxHead(): void {
+    this.head(this.regs.m2s, this.tx);
+  }
+
+  /** Pops every copy whose last RX descriptor is consumed. */
+  private retire(): number {
+    const consumed = this.rx.consumed;
+    const ends = this.ends;
+    let done = 0;
+    while (this.fifoCount > 0 && ends[this.fifoHead] <= consumed) {
+      this.bytesDone += this.sizes[this.fifoHead];
+      if (++this.fifoHead === ends.length) this.fifoHead = 0;
+      this.fifoCount--;
+      done++;
+    }
+    this.completed += done;
+    return done;
+  }
+
+  /**
+   * Reads the RX head (one MMIO read) when copies are in flight and retires the completed ones.
+   * Returns the number of copies newly seen complete.
+   */
+  poll(): number {
+    if (this.fifoCount === 0) return 0;
+    const before = this.completed;
+    this.readRxHead();
+    return this.completed - before;
+  }
+
+  /** Copies submitted and not yet seen complete. */
+  get inFlight(): number {
+    return this.fifoCount;
+  }
+
+  /** Sequence number of the last copy seen complete (copies complete in order). */
+  get completedCount(): number {
+    return this.completed;
+  }
+
+  /** True when copy `seq` (a value `copy` returned) is known complete. */
+  isComplete(seq: number): boolean {
+    return seq <= this.completed;
+  }
+
+  stats(): QueueStats {
+    return {
+      engine: this.engine,
+      queue: this.index,
+      submitted: this.submitted,
+      completed: this.completed,
+      inFlight: this.fifoCount,
+      bytes: this.bytesDone,
+      bytesSubmitted: this.bytesSubmitted,
+      descriptors: this.descs,
+      errors: this.errors,
+      discarded: this.discarded,
+      refused: this.refused,
+      paused: this.pausedFlag,
+    };
+  }
+}

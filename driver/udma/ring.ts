@@ -1,0 +1,257 @@
+/**
+ * Descriptor rings (UDMA-FACTS.md "Rings"): validation and the producer side. The driver keeps the
+ * producer state (next free slot, ring id) itself, so submitting descriptors never reads the
+ * device; the engine's head is read only when the driver needs room or completion.
+ */
+import { NxdmaError, hex } from '../../common/errors.ts';
+import { BD_SIZE } from '../../csr/formats/bd.ts';
+import type { MemoryIO } from '../../csr/io.ts';
+
+/** Ring base and end must be 256-byte aligned (the prefetcher fetches 256-byte lines). */
+export const RING_ALIGN = 256;
+/** Ring sizes are a multiple of 16 descriptors (256 B / 16 B), so an aligned base gives an aligned end. */
+export const RING_SIZE_MULTIPLE = RING_ALIGN / BD_SIZE;
+/** Smallest ring, in descriptors. */
+export const MIN_RING_SIZE = 32;
+/** Largest ring, in descriptors: 2^24 - 16 (the 24-bit tdrl.len, rounded down to a multiple of 16). */
+export const MAX_RING_SIZE = 2 ** 24 - 16;
+/** The ring id a queue starts with after reset; it increments (mod 4) at every producer wrap. */
+export const INITIAL_RING_ID = 1;
+
+/** Where a ring lives: `size` descriptors of 16 bytes at device address `base`. */
+export interface RingSpec {
+  base: number;
+  size: number;
+}
+
+export type RingKind = 'tx' | 'rx';
+
+function ringError(where: string, message: string, expected: string, actual: unknown): NxdmaError {
+  return new NxdmaError('RING_INVALID', `${where}: ${message}`, { where, expected, actual });
+}
+
+/**
+ * Checks a ring against the hardware's rules and the device's memory, naming the offending value:
+ * base a non-negative safe integer, 256-byte aligned; size an integer, a multiple of 16,
+ * 32 <= size <= 2^24 - 16; end (base + size * 16) 256-byte aligned; every byte mapped.
+ */
+export function validateRing(spec: RingSpec, memory: MemoryIO | null, where: string): void {
+  const { base, size } = spec ?? ({} as RingSpec);
+  if (typeof base !== 'number' || !Number.isSafeInteger(base) || base < 0) {
+    throw ringError(
+      where,
+      `ring base ${String(base)} is not a device address`,
+      'a non-negative safe integer',
+      base,
+    );
+  }
+  if (typeof size !== 'number' || !Number.isInteger(size)) {
+    throw ringError(
+      where,
+      `ring size ${String(size)} is not an integer number of descriptors`,
+      'an integer',
+      size,
+    );
+  }
+  if (size < MIN_RING_SIZE) {
+    throw ringError(
+      where,
+      `ring size ${size} is below the minimum of ${MIN_RING_SIZE} descriptors`,
+      `>= ${MIN_RING_SIZE}`,
+      size,
+    );
+  }
+  if (size > MAX_RING_SIZE) {
+    throw ringError(
+      where,
+      `ring size ${size} exceeds the maximum of ${MAX_RING_SIZE} (2^24 - 16) descriptors`,
+      `<= ${MAX_RING_SIZE}`,
+      size,
+    );
+  }
+  if (size % RING_SIZE_MULTIPLE !== 0) {
+    throw ringError(
+      where,
+      `ring size ${size} is not a multiple of ${RING_SIZE_MULTIPLE} descriptors (the ring end must stay 256-byte aligned)`,
+      `a multiple of ${RING_SIZE_MULTIPLE}`,
+      size,
+    );
+  }
+  if (base % RING_ALIGN !== 0) {
+    throw ringError(
+      where,
+      `ring base ${hex(base)} is not 256-byte aligned (${hex(base % RING_ALIGN)} past a boundary)`,
+      'a multiple of 0x100',
+      hex(base),
+    );
+  }
+  const end = base + size * BD_SIZE;
+  if (!Number.isSafeInteger(end)) {
+    throw ringError(
+      where,
+      `ring end ${String(end)} is not a device address`,
+      'base + size * 16 < 2^53',
+      end,
+    );
+  }
+  if (end % RING_ALIGN !== 0) {
+    throw ringError(
+      where,
+      `ring end ${hex(end)} is not 256-byte aligned`,
+      'a multiple of 0x100',
+      hex(end),
+    );
+  }
+  if (memory && !memory.isMapped(base, end - base)) {
+    throw ringError(
+      where,
+      `ring ${hex(base)}..${hex(end)} (${size} descriptors) is not inside mapped device memory`,
+      'a ring inside one of the device memory windows',
+      { base: hex(base), end: hex(end) },
+    );
+  }
+}
+
+/** Two rings overlap when their byte ranges intersect. */
+export function ringsOverlap(a: RingSpec, b: RingSpec): boolean {
+  return a.base < b.base + b.size * BD_SIZE && b.base < a.base + a.size * BD_SIZE;
+}
+
+/**
+ * Descriptors in flight between a producer at (tail, tailRid) and the engine's head at
+ * (head, headRid) on a ring of `size`: 0 (empty) .. size (full). The ring ids tell a full ring from
+ * an empty one. A result above `size` means the two positions are inconsistent.
+ */
+export function inFlight(
+  size: number,
+  tail: number,
+  tailRid: number,
+  head: number,
+  headRid: number,
+): number {
+  let p = ((tailRid - headRid) & 3) * size + tail - head;
+  if (p < 0) p += 4 * size;
+  return p;
+}
+
+/**
+ * The producer side of one ring: where the next descriptor goes, with which ring id, and how many
+ * descriptors were handed over in total (`produced`) and are known to be consumed (`consumed`).
+ * Descriptors are written through a live view of the ring when the memory offers one (a plain
+ * store per word), else one 16-byte `MemoryIO.write` per descriptor from a reused scratch buffer.
+ */
+export class RingProducer {
+  readonly kind: RingKind;
+  readonly base: number;
+  readonly size: number;
+  /** Next free slot. */
+  tail = 0;
+  /** Ring id the next descriptor is written under. */
+  ringId = INITIAL_RING_ID;
+  /** Descriptors written since init (monotonic). */
+  produced = 0;
+  /** Descriptors the engine is known to have consumed (monotonic, <= produced). */
+  consumed = 0;
+  /** Live word view of the whole ring, or null (then `scratch` + MemoryIO.write). */
+  readonly words: Uint32Array | null;
+  readonly bytes: Uint8Array | null;
+  private readonly memory: MemoryIO;
+  private readonly scratch = new Uint8Array(BD_SIZE);
+
+  constructor(kind: RingKind, spec: RingSpec, memory: MemoryIO) {
+    this.kind = kind;
+    this.base = spec.base;
+    this.size = spec.size;
+    this.memory = memory;
+    const len = spec.size * BD_SIZE;
+    const v = memory.view ? memory.view(spec.base, len) : undefined;
+    if (
+      v &&
+      v.length === len &&
+      (v.byteOffset & 3) === 0 &&
+      new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
+    ) {
+      this.words = new Uint32Array(v.buffer, v.byteOffset, len >>> 2);
+      this.bytes = v;
+    } else {
+      this.words = null;
+      this.bytes = null;
+    }
+  }
+
+  /** Free slots as far as the driver knows (the engine may have consumed more since). */
+  get room(): number {
+    return this.size - (this.produced - this.consumed);
+  }
+
+  /** Descriptors handed over and not known to be consumed. */
+  get pending(): number {
+    return this.produced - this.consumed;
+  }
+
+  /**
+   * Updates `consumed` from the engine's head position. Returns false (changing nothing) when the
+   * head is inconsistent with the producer state.
+   */
+  observeHead(head: number, headRid: number): boolean {
+    const p = inFlight(this.size, this.tail, this.ringId, head, headRid);
+    if (p > this.size || p > this.produced - this.consumed) return false;
+    this.consumed = this.produced - p;
+    return true;
+  }
+
+  /** Raises `consumed` to at least `n` (a lower bound learnt elsewhere). */
+  consumedAtLeast(n: number): void {
+    if (n > this.consumed && n <= this.produced) this.consumed = n;
+  }
+
+  /** Byte offset in the ring of slot `slot`. */
+  slotOffset(slot: number): number {
+    return slot * BD_SIZE;
+  }
+
+  /** Device address of slot `slot`. */
+  slotAddress(slot: number): number {
+    return this.base + slot * BD_SIZE;
+  }
+
+  /** Writes the scratch descriptor (fallback path) at slot `slot`. */
+  flushScratch(slot: number): void {
+    this.memory.write(this.base + slot * BD_SIZE, this.scratch);
+  }
+
+  /** The 16-byte scratch buffer the fallback path encodes into. */
+  get scratchBuffer(): Uint8Array {
+    return this.scratch;
+  }
+
+  /** One descriptor written: advance the tail, wrapping with a new ring id. */
+  advance(): void {
+    this.produced++;
+    if (++this.tail === this.size) {
+      this.tail = 0;
+      this.ringId = (this.ringId + 1) & 3;
+    }
+  }
+
+  /** Moves the tail back by `n` descriptors (undoing writes not handed over). */
+  retreat(n: number): void {
+    for (let i = 0; i < n; i++) {
+      this.produced--;
+      if (this.tail === 0) {
+        this.tail = this.size - 1;
+        this.ringId = (this.ringId - 1) & 3;
+      } else {
+        this.tail--;
+      }
+    }
+  }
+
+  /** Back to the state after a queue reset (q_sw_ctrl.rst_q): slot 0, ring id 1, nothing in flight. */
+  reset(): void {
+    this.tail = 0;
+    this.ringId = INITIAL_RING_ID;
+    this.produced = 0;
+    this.consumed = 0;
+  }
+}
