@@ -117,8 +117,16 @@ export type BlockSlot<B extends BlockMap> = boolean extends B['indexed']
     ? Indexed<BlockAccessor<B>>
     : BlockAccessor<B>;
 
-/** A whole register file bound to a RegisterIO: blocks and top-level registers by name. */
-export type RegFileAccessor<M extends RegFileMap> = {
+/**
+ * A whole register file bound to a RegisterIO: blocks and top-level registers by name. A map
+ * without literal types (built at run time) gives an untyped record: use registerAt(map, io, path)
+ * for those.
+ */
+export type RegFileAccessor<M extends RegFileMap> = string extends keyof M['blocks']
+  ? { readonly [name: string]: unknown }
+  : TypedRegFileAccessor<M>;
+
+type TypedRegFileAccessor<M extends RegFileMap> = {
   readonly [K in keyof M['blocks']]: BlockSlot<M['blocks'][K]>;
 } & {
   readonly [K in keyof M['registers']]: RegisterSlot<M['registers'][K]>;
