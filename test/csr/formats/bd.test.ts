@@ -3,6 +3,11 @@ import fc from 'fast-check';
 import { NxdmaError } from '../../../common/errors.ts';
 import {
   BD_SIZE,
+  BdRings,
+  LEN_CTRL_RX_FLAGS,
+  LEN_CTRL_TX_FLAGS,
+  putRx,
+  putTx,
   LEN_CTRL,
   LEN_CTRL_RX_RESERVED,
   LEN_CTRL_TX_RESERVED,
@@ -328,6 +333,141 @@ describe('validating decoders', () => {
         });
       }),
       { seed: 4005, numRuns: 1000 },
+    );
+  });
+});
+
+describe('positional encoders putTx / putRx', () => {
+  it('write the same bytes as encodeTx / encodeRx', () => {
+    const a = new Uint8Array(32);
+    const b = new Uint32Array(8);
+    encodeTx(a, 0, {
+      len: 65536,
+      ring_id: 1,
+      first: true,
+      last: true,
+      dmb: true,
+      buf_ptr: 0x1_2345_6780,
+    });
+    putTx(b, 0, 65536, 1, LEN_CTRL.FIRST | LEN_CTRL.LAST | LEN_CTRL.DMB, 0x1_2345_6780);
+    encodeRx(a, 16, { len: 3, ring_id: 2, int_en: true, buf1_ptr: 0x40, buf2_ptr_lo: 9 });
+    putRx(b, 16, 3, 2, LEN_CTRL.INT_EN, 0x40, 9);
+    expect(hexBytes(new Uint8Array(b.buffer))).toBe(hexBytes(a));
+    expect(LEN_CTRL_TX_FLAGS).toBe(
+      (LEN_CTRL.FIRST | LEN_CTRL.LAST | LEN_CTRL.INT_EN | LEN_CTRL.DMB) >>> 0,
+    );
+    expect(LEN_CTRL_RX_FLAGS).toBe((LEN_CTRL.FIRST | LEN_CTRL.LAST | LEN_CTRL.INT_EN) >>> 0);
+  });
+
+  it('refuse flags outside their side, naming the field; nothing is written', () => {
+    const b = new Uint32Array(4);
+    expect(thrown(() => putRx(b, 0, 1, 0, LEN_CTRL.DMB, 0)).details.where).toBe('rx.len_ctrl.dmb');
+    expect(thrown(() => putTx(b, 0, 1, 0, 1 << 16, 0)).details.where).toBe('tx.len_ctrl.flags');
+    expect(thrown(() => putTx(b, 0, 1, 0, 0, 0, -1)).details.where).toBe('tx.meta_ctrl');
+    expect(thrown(() => putTx(b, 4.5, 1, 0, 0, 0)).code).toBe('OUT_OF_RANGE');
+    expect(thrown(() => putTx(b, 4, 1, 0, 0, 0)).code).toBe('OUT_OF_RANGE');
+    expect(Array.from(b)).toEqual([0, 0, 0, 0]);
+  });
+});
+
+describe('BdRings (emission loops)', () => {
+  it('putCopyPair writes the TX and RX descriptors encodeTx / encodeRx write (RX without dmb)', () => {
+    const rings = new BdRings(new Uint32Array(64), new Uint8Array(256));
+    const tx = new Uint8Array(256);
+    const rx = new Uint8Array(256);
+    const flags = LEN_CTRL.FIRST | LEN_CTRL.LAST | LEN_CTRL.DMB | LEN_CTRL.INT_EN;
+    rings.putCopyPair(3, 1, 7, 2, 65536, flags, 0x1000, 0x20_0000_0000);
+    encodeTx(tx, 3 * 16, {
+      len: 65536,
+      ring_id: 1,
+      first: true,
+      last: true,
+      dmb: true,
+      int_en: true,
+      buf_ptr: 0x1000,
+    });
+    encodeRx(rx, 7 * 16, {
+      len: 65536,
+      ring_id: 2,
+      first: true,
+      last: true,
+      int_en: true,
+      buf1_ptr: 0x20_0000_0000,
+    });
+    expect(hexBytes(new Uint8Array(rings.tx.buffer))).toBe(hexBytes(tx));
+    expect(hexBytes(new Uint8Array(rings.rx.buffer))).toBe(hexBytes(rx));
+    expect([rings.txSlots, rings.rxSlots]).toEqual([16, 16]);
+  });
+
+  it('refuses a bad slot or field before writing either descriptor', () => {
+    const rings = new BdRings(new Uint32Array(64), new Uint32Array(64));
+    const cases: Array<[() => void, string]> = [
+      [() => rings.putCopyPair(16, 1, 0, 1, 8, 0, 0, 0), 'tx.slot'],
+      [() => rings.putCopyPair(0, 1, -1, 1, 8, 0, 0, 0), 'rx.slot'],
+      [() => rings.putCopyPair(0.5, 1, 0, 1, 8, 0, 0, 0), 'tx.slot'],
+      [() => rings.putCopyPair(0, 4, 0, 1, 8, 0, 0, 0), 'tx.len_ctrl.ring_id'],
+      [() => rings.putCopyPair(0, 1, 0, 4, 8, 0, 0, 0), 'rx.len_ctrl.ring_id'],
+      [() => rings.putCopyPair(0, 1, 0, 1, 0, 0, 0, 0), 'tx.len_ctrl.len'],
+      [() => rings.putCopyPair(0, 1, 0, 1, 8, 1, 0, 0), 'tx.len_ctrl.flags'],
+      [() => rings.putCopyPair(0, 1, 0, 1, 8, 0, 2 ** 53, 0), 'tx.buf_ptr'],
+      [() => rings.putCopyPair(0, 1, 0, 1, 8, 0, 0, -8), 'rx.buf1_ptr'],
+      [() => rings.putTx(16, 8, 1, 0, 0), 'tx.slot'],
+      [() => rings.putRx(0, 8, 1, LEN_CTRL.DMB, 0), 'rx.len_ctrl.dmb'],
+    ];
+    for (const [fn, where] of cases) expect(thrown(fn).details.where).toBe(where);
+    expect(rings.tx.every((w) => w === 0) && rings.rx.every((w) => w === 0)).toBe(true);
+  });
+
+  it('takes 4-byte aligned Uint8Array / DataView rings over the same memory, refuses misaligned ones', () => {
+    const buf = new ArrayBuffer(272);
+    const rings = new BdRings(new Uint8Array(buf, 16, 128), new DataView(buf, 144, 128));
+    rings.putTx(1, 16, 1, 0, 0x1000);
+    expect(decodeTx(new Uint8Array(buf), 32)).toMatchObject({
+      len: 16,
+      ring_id: 1,
+      buf_ptr: 0x1000,
+    });
+    expect(thrown(() => new BdRings(new Uint8Array(buf, 2, 16), new Uint32Array(4))).code).toBe(
+      'BAD_ARGUMENT',
+    );
+  });
+
+  it('property: putCopyPair equals encodeTx + encodeRx for every valid input', () => {
+    const rings = new BdRings(new Uint32Array(32), new Uint32Array(32));
+    const tx = new Uint8Array(128);
+    const rx = new Uint8Array(128);
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 7 }),
+        fc.nat({ max: 7 }),
+        fc.nat({ max: 3 }),
+        fc.nat({ max: 3 }),
+        fc.integer({ min: 1, max: 65536 }),
+        fc.nat({ max: 15 }),
+        fc.maxSafeNat(),
+        fc.maxSafeNat(),
+        (ts, rs, tr, rr, len, fl, src, dst) => {
+          const first = (fl & 1) !== 0;
+          const last = (fl & 2) !== 0;
+          const int_en = (fl & 4) !== 0;
+          const dmb = (fl & 8) !== 0;
+          const flags =
+            (first ? LEN_CTRL.FIRST : 0) |
+            (last ? LEN_CTRL.LAST : 0) |
+            (int_en ? LEN_CTRL.INT_EN : 0) |
+            (dmb ? LEN_CTRL.DMB : 0);
+          rings.putCopyPair(ts, tr, rs, rr, len, flags, src, dst);
+          encodeTx(tx, ts * 16, { len, ring_id: tr, first, last, int_en, dmb, buf_ptr: src });
+          encodeRx(rx, rs * 16, { len, ring_id: rr, first, last, int_en, buf1_ptr: dst });
+          expect(hexBytes(new Uint8Array(rings.tx.buffer, ts * 16, 16))).toBe(
+            hexBytes(tx.subarray(ts * 16, ts * 16 + 16)),
+          );
+          expect(hexBytes(new Uint8Array(rings.rx.buffer, rs * 16, 16))).toBe(
+            hexBytes(rx.subarray(rs * 16, rs * 16 + 16)),
+          );
+        },
+      ),
+      { seed: 4013, numRuns: 1000 },
     );
   });
 });
