@@ -1,0 +1,140 @@
+/**
+ * `nxdma docs`: the register documentation, generated from the register schemas.
+ *
+ *   nxdma docs [--out DIR] [--format html,md] [--schema FILE...] [--profile NAME|none] [--json]
+ *
+ * Writes an offline HTML site (DIR/html/index.html: search by path, text or address, a bit-field
+ * diagram and an encoder/decoder per register, the known gaps) and the same content as Markdown
+ * (DIR/md/, diagrams as SVG files). The output is deterministic; files whose content did not
+ * change are left untouched.
+ */
+import type { Command } from 'commander';
+import { NxdmaError } from '../../common/errors.ts';
+import {
+  DOCS_FORMATS,
+  buildDocs,
+  parseFormats,
+  writeDocs,
+  type SearchUnit,
+  type WriteReport,
+} from '../../csr/docs/index.ts';
+import { loadRegFile } from '../../csr/schema/loader.ts';
+import { regFiles } from '../../csr/schema/files.ts';
+import type { RegFileModel } from '../../csr/schema/model.ts';
+import { getProfile } from '../../driver/mmio/profiles.ts';
+import { EXIT_CODES_HELP } from '../exit.ts';
+import type { CliContext } from '../main.ts';
+
+export const DEFAULT_DOCS_OUT = 'docs/site';
+
+interface DocsCliOptions {
+  out: string;
+  format: string;
+  schema?: string[];
+  profile: string;
+  title?: string;
+  json?: boolean;
+}
+
+/** What `nxdma docs --json` prints. */
+export interface DocsJson extends WriteReport {
+  /** The page to open, relative to `out` (html/index.html), or null without the html format. */
+  readonly open: string | null;
+}
+
+/** Where the documented files sit in a UDMA unit of the profile (for unit-address search). */
+function unitOf(profile: string, files: readonly RegFileModel[]): SearchUnit | null {
+  if (profile === 'none') return null;
+  const p = getProfile(profile);
+  const windows = Object.entries(p.windows)
+    .filter(([file]) => files.some((f) => f.name === file))
+    .map(([file, w]) => ({ file, offset: w.offset }))
+    .sort((a, b) => a.offset - b.offset);
+  return windows.length ? { name: p.name, windows } : null;
+}
+
+function run(ctx: CliContext, opts: DocsCliOptions): void {
+  // Validate everything before writing anything.
+  const formats = parseFormats(opts.format);
+  if (opts.out.trim() === '') {
+    throw new NxdmaError('BAD_ARGUMENT', '--out must name a directory', {
+      where: '--out',
+      expected: 'a directory path',
+      actual: opts.out,
+    });
+  }
+  const files = opts.schema?.length
+    ? opts.schema.map((p) => loadRegFile(p))
+    : Object.values(regFiles());
+  const unit = unitOf(opts.profile, files);
+  const build = buildDocs(files, { formats, unit, title: opts.title });
+  const report = writeDocs(build, opts.out);
+  const open = formats.includes('html') ? 'html/index.html' : null;
+  if (opts.json) {
+    const json: DocsJson = { ...report, open };
+    ctx.out.json(json);
+    return;
+  }
+  const c = report.counts;
+  ctx.out.log(
+    `nxdma docs: ${report.files.length} files in ${report.out} (${report.written} written, ` +
+      `${report.unchanged} unchanged)`,
+  );
+  ctx.out.log(
+    `  ${c.registerFiles} register files, ${c.blocks} blocks, ${c.registers} registers ` +
+      `(${c.words} words), ${c.fields} fields; known gaps: ${c.unplaced} unplaced, ` +
+      `${c.inferredRegisters} registers with something inferred`,
+  );
+  for (const f of formats) {
+    const n = report.files.filter((x) => x.format === f);
+    const diagrams = n.filter((x) => x.kind === 'diagram').length;
+    ctx.out.log(
+      `  ${f}: ${n.length - diagrams} pages${diagrams ? `, ${diagrams} diagrams` : ''} in ${f}/`,
+    );
+  }
+  if (report.stale.length) {
+    ctx.out.log(
+      `  not produced by this build (left in place): ${report.stale.slice(0, 8).join(', ')}` +
+        (report.stale.length > 8 ? `, ... (${report.stale.length})` : ''),
+    );
+  }
+  if (open) ctx.out.log(`Open ${report.out}/${open} in a browser (works offline).`);
+}
+
+const HELP = `
+Example:
+  $ nxdma docs
+  $ nxdma docs --out site --format html
+  $ nxdma docs --format md --json
+
+Writes DIR/html/ (index.html, one page per register file, gaps.html; each page self-contained:
+search by path, text or address such as 0x1084, a bit-field diagram and an encoder/decoder per
+register) and DIR/md/ (the same content as Markdown, diagrams as svg/<file>/<register>.svg).
+The same schemas give byte-identical files; unchanged files are not rewritten.
+
+With --json: { out, formats, files: [{ path, format, kind, bytes, changed }], written,
+unchanged, stale, counts: { registerFiles, blocks, registers, words, fields, enumeratedValues,
+unplaced, inferredRegisters, inferredFields }, open }.
+
+${EXIT_CODES_HELP}`;
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('docs')
+    .description('generate the register documentation: offline HTML site and Markdown')
+    .option('--out <dir>', 'output directory', DEFAULT_DOCS_OUT)
+    .option('--format <list>', `comma-separated formats: ${DOCS_FORMATS.join(',')}`, 'html,md')
+    .option(
+      '--schema <file...>',
+      'document these register schema files instead of the shipped csr/schemas/*.json',
+    )
+    .option(
+      '--profile <name>',
+      "device profile whose UDMA unit layout the address search also reads ('none': off)",
+      'trn2',
+    )
+    .option('--title <text>', 'heading of the site (default "nxdma registers")')
+    .option('--json', 'machine-readable report of the files written')
+    .addHelpText('after', HELP)
+    .action((opts: DocsCliOptions) => run(ctx, opts));
+}
