@@ -10,8 +10,12 @@
  * | completion          | word 0: first[26], last[27] (ring_id[25:24] by analogy); rest opaque |
  *
  * len_ctrl: len[15:0] (65536 is encoded as 0, M2S.cfg_len.encode_64k), ring_id[25:24],
- * first[26], last[27], int_en[28], dmb[30] (TX only). The encoders are the hot path of descriptor
- * emission: they validate every field, then write four words, and never allocate.
+ * first[26], last[27], int_en[28], dmb[30] (TX only).
+ *
+ * Three encoder forms, all validating every field before writing and none allocating:
+ * encodeTx / encodeRx take a fields object; putTx / putRx take positional arguments; BdRings holds
+ * a TX and an RX ring whose views it checks once, for emission loops (putCopyPair writes both
+ * descriptors of one copy chunk). decode* read leniently, validate* check untrusted bytes.
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
 import {
