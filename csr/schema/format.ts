@@ -172,7 +172,6 @@ export function regFileJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(RegFileDocumentSchema) as Record<string, unknown>;
   return {
     ...schema,
-    $id: 'https://nxdma.dev/schemas/regfile.schema.json',
     title: 'nxdma register file',
     description:
       'A UDMA/DGE register file: blocks (bundles) of 32-bit registers made of bit fields, each ' +
