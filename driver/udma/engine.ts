@@ -314,7 +314,7 @@ export class UdmaEngine {
             file: r.file,
             path: r.path,
             offset: r.offset,
-            reason: `${why.join(', ')} inferred; pass allowInferred to write it`,
+            reason: `${why.join(', ')} ${why.length > 1 ? 'are' : 'is'} inferred; pass allowInferred to write it`,
           });
           continue;
         }

@@ -186,10 +186,10 @@ export function queueCount(file: UdmaFileName): number {
  */
 export function inferredWrite(r: Reg, names: readonly string[]): string[] {
   const out: string[] = [];
-  if (r.model.addressInferred) out.push(`the address of ${r.path} (block base or offset)`);
+  if (r.model.addressInferred) out.push('its address (block base or offset)');
   for (const n of names) {
     const f = r.model.fields.find((x) => x.name === n);
-    if (f?.inferred) out.push(`field ${r.path}.${n}`);
+    if (f?.inferred) out.push(`field ${n}`);
   }
   return out;
 }

@@ -1,0 +1,327 @@
+/**
+ * applyQos / diffQos: a QoS plan on a Device (mock or mapped).
+ *
+ * applyQos performs planQos's writes in order, one write per register touched. The current word of
+ * a register the plan sets only partly comes from the shadow when it knows it, else from one read;
+ * a register the plan sets entirely needs no read at all. A register already holding the new word
+ * (known from the shadow or the read) is not written again. Everything is validated (the plan, the
+ * inferred gate, the engines) before the first access, so a refused plan touches nothing.
+ */
+import { NxdmaError, hex } from '../../common/errors.ts';
+import type { Device, RegisterIO, UdmaUnitIO } from '../../csr/io.ts';
+import { udmaModel, type UdmaFileName } from '../udma/regs.ts';
+import type { RegisterShadow } from '../udma/shadow.ts';
+import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
+import {
+  buildQosWrites,
+  planQos,
+  type PlanQosOptions,
+  type PlannedWrite,
+  type QosOrigin,
+  type QosWarning,
+} from './planner.ts';
+
+export interface ApplyQosOptions extends PlanQosOptions {
+  /** Compute and report, write nothing (reads still happen where the word is unknown). */
+  dryRun?: boolean;
+  /** Read every written register back and compare its readable bits (VERIFY_FAILED otherwise). */
+  verify?: boolean;
+  /** Known register words (share the engine driver's); updated with what is read and written. */
+  shadow?: RegisterShadow;
+  /**
+   * Also read registers the plan sets entirely, so every write reports its old word (the CLI does).
+   * Default false: such registers are written without a read and report `old: null`.
+   */
+  reportOld?: boolean;
+}
+
+export interface QosFieldChange {
+  name: string;
+  old: number | null;
+  new: number;
+  origin: QosOrigin;
+}
+
+/** One register as applied: the word before (null when not read) and after. */
+export interface QosWrite {
+  engine: number;
+  file: UdmaFileName;
+  path: string;
+  offset: number;
+  old: number | null;
+  new: number;
+  fields: QosFieldChange[];
+}
+
+export interface QosIoCounts {
+  /** Device reads done to compose words (shadow hits are not reads). */
+  reads: number;
+  writes: number;
+  /** Reads done by `verify`. */
+  verifyReads: number;
+  /** Words taken from the shadow instead of the device. */
+  shadowHits: number;
+}
+
+export interface QosApplyResult {
+  /** Registers written (or, in a dry run, that would be), in order. */
+  writes: QosWrite[];
+  /** Registers already holding their planned word: not written. */
+  unchanged: QosWrite[];
+  /** Inferred registers left out (class-derived values without allowInferred). */
+  skipped: PlannedWrite[];
+  warnings: QosWarning[];
+  dryRun: boolean;
+  verified: boolean;
+  io: QosIoCounts;
+}
+
+function unitOf(device: Device, engine: number): UdmaUnitIO {
+  const u = device.udma(engine);
+  for (const f of ['udma_m2s', 'udma_s2m'] as const) {
+    const io = f === 'udma_m2s' ? u.m2s : u.s2m;
+    if (!(io.size >= udmaModel(f).size)) {
+      throw new NxdmaError(
+        'OUT_OF_WINDOW',
+        `udma${engine}: the ${f} window (${hex(io.size)} bytes) is smaller than the register file`,
+        {
+          where: `udma${engine}.${f}`,
+          expected: `at least ${hex(udmaModel(f).size)} bytes`,
+          actual: io.size,
+        },
+      );
+    }
+  }
+  return u;
+}
+
+function ioOf(u: UdmaUnitIO, file: UdmaFileName): RegisterIO {
+  return file === 'udma_m2s' ? u.m2s : u.s2m;
+}
+
+function fieldValue(word: number, lsb: number, width: number): number {
+  const max = width >= 32 ? 0xffffffff : 2 ** width - 1;
+  return (word >>> lsb) & max;
+}
+
+function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
+  return {
+    engine: w.engine,
+    file: w.file,
+    path: w.path,
+    offset: w.offset,
+    old,
+    new: next,
+    fields: w.fields.map((f) => ({
+      name: f.name,
+      old: old === null ? null : fieldValue(old, f.lsb, f.width),
+      new: f.value,
+      origin: f.origin,
+    })),
+  };
+}
+
+/**
+ * Applies a plan (raw JSON or parsed) to `device`. See the module comment; options in
+ * ApplyQosOptions. Throws before any access for an invalid plan (PLAN_INVALID), an explicit inferred
+ * value without allowInferred (REGISTER_INFERRED), strict warnings, or an engine the device lacks;
+ * VERIFY_FAILED after writing when a read-back differs.
+ */
+export function applyQos(
+  device: Device,
+  plan: QosPlanInput | QosPlan,
+  opts: ApplyQosOptions = {},
+): QosApplyResult {
+  const program = planQos(plan, opts);
+  const units = new Map<number, UdmaUnitIO>();
+  for (const w of program.writes)
+    if (!units.has(w.engine)) units.set(w.engine, unitOf(device, w.engine));
+  const shadow = opts.shadow;
+  const io: QosIoCounts = { reads: 0, writes: 0, verifyReads: 0, shadowHits: 0 };
+  const dryRun = opts.dryRun === true;
+
+  // Compose every word.
+  const composed: { w: PlannedWrite; old: number | null; next: number }[] = [];
+  for (const w of program.writes) {
+    const u = units.get(w.engine)!;
+    let old: number | null = shadow?.get(w.engine, w.file, w.offset) ?? null;
+    if (old !== null) io.shadowHits++;
+    else if (!w.complete || opts.reportOld) {
+      old = ioOf(u, w.file).read32(w.offset) >>> 0;
+      io.reads++;
+      shadow?.set(w.engine, w.file, w.offset, old);
+    }
+    const base = old ?? w.reset;
+    composed.push({ w, old, next: ((base & ~w.mask) | w.value) >>> 0 });
+  }
+
+  const result: QosApplyResult = {
+    writes: [],
+    unchanged: [],
+    skipped: program.skipped,
+    warnings: program.warnings,
+    dryRun,
+    verified: false,
+    io,
+  };
+  for (const c of composed) {
+    const rec = change(c.w, c.old, c.next);
+    if (c.old !== null && c.old === c.next) {
+      result.unchanged.push(rec);
+      continue;
+    }
+    result.writes.push(rec);
+    if (dryRun) continue;
+    ioOf(units.get(c.w.engine)!, c.w.file).write32(c.w.offset, c.next);
+    io.writes++;
+    shadow?.set(c.w.engine, c.w.file, c.w.offset, c.next);
+  }
+
+  if (opts.verify && !dryRun) {
+    const bad: {
+      engine: number;
+      file: UdmaFileName;
+      path: string;
+      offset: number;
+      expected: string;
+      actual: string;
+    }[] = [];
+    for (const c of composed) {
+      const got = ioOf(units.get(c.w.engine)!, c.w.file).read32(c.w.offset) >>> 0;
+      io.verifyReads++;
+      if ((got & c.w.readMask) >>> 0 !== (c.next & c.w.readMask) >>> 0) {
+        bad.push({
+          engine: c.w.engine,
+          file: c.w.file,
+          path: c.w.path,
+          offset: c.w.offset,
+          expected: hex(c.next, 8),
+          actual: hex(got, 8),
+        });
+        shadow?.forget(c.w.engine, c.w.file, c.w.offset);
+      }
+    }
+    if (bad.length > 0) {
+      throw new NxdmaError(
+        'VERIFY_FAILED',
+        `QoS verify: ${bad.length} register${bad.length > 1 ? 's' : ''} read back differently: ` +
+          bad
+            .slice(0, 4)
+            .map((b) => `engine ${b.engine} ${b.path} wrote ${b.expected}, read ${b.actual}`)
+            .join('; '),
+        {
+          where: `engine ${bad[0].engine} ${bad[0].path}`,
+          expected: bad[0].expected,
+          actual: bad,
+          result,
+        },
+      );
+    }
+    result.verified = true;
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export interface QosDiffField {
+  engine: number;
+  file: UdmaFileName;
+  path: string;
+  offset: number;
+  /** "q_qos", "enable[3]". */
+  field: string;
+  /** Value on the device; null when the register was not read (address inferred). */
+  current: number | null;
+  planned: number;
+  differs: boolean;
+  origin: QosOrigin;
+  /** The field's position (or its register's address) is inferred. */
+  inferred: boolean;
+  queue?: number;
+  /** JSON path of the plan entry. */
+  source: string;
+}
+
+export interface QosDiff {
+  fields: QosDiffField[];
+  /** Registers that would change: old = current word, new = planned word. */
+  writes: QosWrite[];
+  /** Number of planned fields whose current value differs (unknown counts as differing). */
+  differences: number;
+  /** Registers not read: their address is inferred (pass allowInferred to read them). */
+  notRead: { engine: number; file: UdmaFileName; path: string; offset: number }[];
+  warnings: QosWarning[];
+  io: { reads: number };
+}
+
+export interface DiffQosOptions {
+  /** Also read registers whose address is inferred. Default false. */
+  allowInferred?: boolean;
+  /** Only these engines of the plan. */
+  engines?: readonly number[];
+}
+
+/**
+ * Current vs planned, field by field: reads each register the plan touches once from the device
+ * (never the shadow) and writes nothing. A register whose address is inferred is not read unless
+ * `allowInferred` (its fields report `current: null`).
+ */
+export function diffQos(
+  device: Device,
+  plan: QosPlanInput | QosPlan,
+  opts: DiffQosOptions = {},
+): QosDiff {
+  const p = parseQosPlan(plan);
+  const { writes: planned, warnings } = buildQosWrites(p, opts.engines);
+  const units = new Map<number, UdmaUnitIO>();
+  for (const w of planned) if (!units.has(w.engine)) units.set(w.engine, unitOf(device, w.engine));
+  const out: QosDiff = {
+    fields: [],
+    writes: [],
+    differences: 0,
+    notRead: [],
+    warnings,
+    io: { reads: 0 },
+  };
+  for (const w of planned) {
+    const addressInferred = w.inferred.some((x) => x.startsWith('its address'));
+    let cur: number | null = null;
+    if (!addressInferred || opts.allowInferred) {
+      cur = ioOf(units.get(w.engine)!, w.file).read32(w.offset) >>> 0;
+      out.io.reads++;
+    } else {
+      out.notRead.push({ engine: w.engine, file: w.file, path: w.path, offset: w.offset });
+    }
+    let differs = false;
+    for (const f of w.fields) {
+      const c = cur === null ? null : fieldValue(cur, f.lsb, f.width);
+      const d = c !== f.value;
+      if (d) {
+        differs = true;
+        out.differences++;
+      }
+      out.fields.push({
+        engine: w.engine,
+        file: w.file,
+        path: w.path,
+        offset: w.offset,
+        field: f.name,
+        current: c,
+        planned: f.value,
+        differs: d,
+        origin: f.origin,
+        inferred: f.inferred,
+        ...(f.queue !== undefined ? { queue: f.queue } : {}),
+        source: f.source,
+      });
+    }
+    if (differs) {
+      out.writes.push(change(w, cur, (((cur ?? w.reset) & ~w.mask) | w.value) >>> 0));
+    }
+  }
+  return out;
+}
+
+/** Re-exported for callers that hold a parsed plan. */
+export type { QosPlan };

@@ -1,0 +1,338 @@
+/**
+ * The QoS plan format (docs/qos.md): what a user writes in JSON to program the arbitration of one
+ * or more UDMA engines. One zod schema is the format; its types are inferred from it and its JSON
+ * Schema is exported to driver/qos/plan.schema.json (`npx tsx driver/qos/gen-plan-schema.ts`).
+ * Every numeric range is the width of the register field it lands in, read from the register model.
+ *
+ *   {
+ *     "version": 1,
+ *     "engines": [{
+ *       "engine": 0,
+ *       "arbiters": { "prefetch": "qos", "dwrr": "on" },
+ *       "queues": [{ "queue": 0, "class": "P0" }, { "queue": 1, "class": "P3" }]
+ *     }]
+ *   }
+ */
+import { z } from 'zod';
+import { NxdmaError } from '../../common/errors.ts';
+import { DMA_QOS_CLASS_NAMES, type DMAQoSClassName } from '../../csr/formats/qos-class.ts';
+import { field, queueCount } from '../udma/regs.ts';
+
+/** Field maxima, from the register model (never written by hand). */
+export const QOS_LIMITS = {
+  queues: queueCount('udma_m2s'),
+  axiQos: field('udma_m2s', 'M2S_Q[0].cfg.AXI_qos').max,
+  qQos: field('udma_m2s', 'M2S_Q[0].dwrr_cfg_2.q_qos').max,
+  weight: field('udma_m2s', 'M2S_Q[0].dwrr_cfg_3.weight').max,
+  s2mAxiQos: field('udma_s2m', 'S2M_Q[0].cfg.AXI_qos').max,
+  incFactor: field('udma_m2s', 'M2S_dwrr.cfg_sched.inc_factor').max,
+  weightInc: field('udma_m2s', 'M2S_dwrr.cfg_sched.weight_inc').max,
+  shortCycleSize: field('udma_m2s', 'M2S_rate_limiter.gen_cfg.short_cycle_size').max,
+  streamMaxBurst: field('udma_m2s', 'M2S_stream_rate_limiter.cfg_1s.max_burst_size').max,
+  queueMaxBurst: field('udma_m2s', 'M2S_Q[0].rate_limit_cfg_1.max_burst_size').max,
+} as const;
+
+const uint = (max: number, what: string) =>
+  z.number().int().min(0).max(max).describe(`${what} (0..${max})`);
+
+const ArbiterMode = z.enum(['rr', 'qos']);
+
+/** Explicit per-queue values (each optional; at least one). */
+export const QueueQosSchema = z
+  .object({
+    axiQos: uint(QOS_LIMITS.axiQos, 'M2S_Q[q].cfg.AXI_qos').optional(),
+    qQos: uint(
+      QOS_LIMITS.qQos,
+      'M2S_Q[q].dwrr_cfg_2.q_qos: DWRR level, higher is served first',
+    ).optional(),
+    weight: uint(
+      QOS_LIMITS.weight,
+      'M2S_Q[q].dwrr_cfg_3.weight: DWRR weight within a level',
+    ).optional(),
+    highPriority: z
+      .boolean()
+      .describe(
+        'AXI_M2S_MLA.high_priority.enable bit of the queue (block base inferred: needs allowInferred)',
+      )
+      .optional(),
+  })
+  .strict()
+  .refine((o) => Object.values(o).some((v) => v !== undefined), {
+    message: 'qos must set at least one of axiQos, qQos, weight, highPriority',
+  });
+
+export const RateLimitSchema = z
+  .object({
+    enabled: z.boolean().describe('en: the token bucket limits the traffic'),
+    maxBurst: uint(
+      QOS_LIMITS.queueMaxBurst,
+      'max_burst_size: tokens (bytes, or packets in packet mode) per cycle',
+    ).optional(),
+    pause: z.boolean().describe('pause: hold the traffic').optional(),
+  })
+  .strict();
+
+export const QueueEntrySchema = z
+  .object({
+    queue: uint(QOS_LIMITS.queues - 1, 'queue index'),
+    class: z
+      .enum(DMA_QOS_CLASS_NAMES as [DMAQoSClassName, ...DMAQoSClassName[]])
+      .describe(
+        'DMAQoSClass: AXI_qos, q_qos, weight and the HP bit from the default mapping (docs/qos.md)',
+      )
+      .optional(),
+    qos: QueueQosSchema.describe('explicit per-queue values instead of a class').optional(),
+    s2mAxiQos: uint(
+      QOS_LIMITS.s2mAxiQos,
+      'S2M_Q[q].cfg.AXI_qos (inferred: needs allowInferred)',
+    ).optional(),
+    rateLimit: RateLimitSchema.describe(
+      'M2S_Q[q].rate_limit_cfg_1 and rate_limit_mask.internal_rate_limiter (inferred name: needs allowInferred)',
+    ).optional(),
+    description: z.string().optional(),
+  })
+  .strict()
+  .refine((q) => !(q.class !== undefined && q.qos !== undefined), {
+    message: 'give either class or qos, not both',
+  });
+
+export const DwrrSchema = z.union([
+  z.enum(['on', 'off']),
+  z
+    .object({
+      enabled: z.boolean().describe('cfg_sched.en_dwrr'),
+      incFactor: uint(
+        QOS_LIMITS.incFactor,
+        'cfg_sched.inc_factor: quantum = weight x 2^inc_factor',
+      ).optional(),
+      weightInc: uint(QOS_LIMITS.weightInc, 'cfg_sched.weight_inc').optional(),
+      packetMode: z
+        .boolean()
+        .describe('cfg_sched.pkt_mode_en: count packets instead of bytes')
+        .optional(),
+    })
+    .strict(),
+]);
+
+export const ArbitersSchema = z
+  .object({
+    prefetch: ArbiterMode.describe(
+      'M2S_rd.desc_pref_cfg_2.pref_force_rr: rr = 1, qos = 0',
+    ).optional(),
+    s2mPrefetch: ArbiterMode.describe(
+      'S2M_rd.desc_pref_cfg_2.pref_force_rr (inferred: needs allowInferred)',
+    ).optional(),
+    dwrr: DwrrSchema.describe('M2S_dwrr.cfg_sched').optional(),
+    completion: ArbiterMode.describe(
+      'M2S_comp.cfg_1c.force_rr and S2M_comp.cfg_1c.force_rr',
+    ).optional(),
+    qPromotion: z
+      .boolean()
+      .describe('M2S_comp.cfg_1c.q_promotion and S2M_comp.cfg_1c.q_promotion')
+      .optional(),
+  })
+  .strict();
+
+export const EngineRateLimitSchema = z
+  .object({
+    shortCycleSize: uint(
+      QOS_LIMITS.shortCycleSize,
+      'M2S_rate_limiter.gen_cfg.short_cycle_size',
+    ).optional(),
+    packetMode: z.boolean().describe('M2S_rate_limiter.gen_cfg.pkt_mode_en').optional(),
+    stream: z
+      .object({
+        enabled: z.boolean().describe('cfg_1s.en, and mask.internal_rate_limiter cleared'),
+        maxBurst: uint(QOS_LIMITS.streamMaxBurst, 'cfg_1s.max_burst_size').optional(),
+        pause: z.boolean().describe('cfg_1s.pause').optional(),
+      })
+      .strict()
+      .describe('M2S_stream_rate_limiter')
+      .optional(),
+  })
+  .strict();
+
+const engineId = z.number().int().min(0).describe('engine id of the device profile');
+
+export const EngineEntrySchema = z
+  .object({
+    engine: z
+      .union([engineId, z.array(engineId).min(1)])
+      .describe('one engine or a list sharing this entry'),
+    arbiters: ArbitersSchema.optional(),
+    rateLimit: EngineRateLimitSchema.optional(),
+    queues: z.array(QueueEntrySchema).optional(),
+    description: z.string().optional(),
+  })
+  .strict();
+
+export const QosPlanSchema = z
+  .object({
+    $schema: z.string().optional(),
+    version: z.literal(1),
+    description: z.string().optional(),
+    engines: z.array(EngineEntrySchema).min(1),
+  })
+  .strict()
+  .describe('nxdma QoS plan: per-engine arbiter modes, rate limits and per-queue QoS');
+
+export type QosPlanInput = z.input<typeof QosPlanSchema>;
+export type QosPlanJson = z.output<typeof QosPlanSchema>;
+export type QueueQosInput = z.output<typeof QueueQosSchema>;
+export type RateLimitInput = z.output<typeof RateLimitSchema>;
+export type ArbitersInput = z.output<typeof ArbitersSchema>;
+export type EngineRateLimitInput = z.output<typeof EngineRateLimitSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// The normalized plan: one entry per engine, queues sorted, DWRR shorthand expanded.
+
+export interface PlanDwrr {
+  enabled: boolean;
+  incFactor?: number;
+  weightInc?: number;
+  packetMode?: boolean;
+}
+
+export interface PlanArbiters {
+  prefetch?: 'rr' | 'qos';
+  s2mPrefetch?: 'rr' | 'qos';
+  dwrr?: PlanDwrr;
+  completion?: 'rr' | 'qos';
+  qPromotion?: boolean;
+}
+
+export interface PlanQueue {
+  queue: number;
+  class?: DMAQoSClassName;
+  qos?: QueueQosInput;
+  s2mAxiQos?: number;
+  rateLimit?: RateLimitInput;
+  /** JSON path of the entry ("engines[0].queues[2]"). */
+  where: string;
+}
+
+export interface PlanEngine {
+  engine: number;
+  arbiters: PlanArbiters;
+  rateLimit?: EngineRateLimitInput;
+  queues: PlanQueue[];
+  /** JSON path of the entry ("engines[0]"). */
+  where: string;
+}
+
+/** A validated plan: engines ascending, each once. */
+export interface QosPlan {
+  version: 1;
+  description?: string;
+  engines: PlanEngine[];
+}
+
+function pathOf(path: readonly PropertyKey[]): string {
+  let s = '';
+  for (const p of path)
+    s += typeof p === 'number' ? `[${p}]` : s === '' ? String(p) : `.${String(p)}`;
+  return s || '(plan)';
+}
+
+/** True for an already validated plan (planQos and applyQos accept both). */
+export function isQosPlan(v: unknown): v is QosPlan {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    (v as { version?: unknown }).version === 1 &&
+    Array.isArray((v as { engines?: unknown }).engines) &&
+    (v as { engines: unknown[] }).engines.every(
+      (e) => typeof e === 'object' && e !== null && typeof (e as PlanEngine).where === 'string',
+    )
+  );
+}
+
+/**
+ * Validates a plan (parsed JSON) and normalizes it. Throws NxdmaError PLAN_INVALID naming the JSON
+ * path of every problem (`source` prefixes the path: a file name).
+ */
+export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
+  if (isQosPlan(input)) return input;
+  const r = QosPlanSchema.safeParse(input);
+  if (!r.success) {
+    const issues = r.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message }));
+    const shown = issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`);
+    throw new NxdmaError(
+      'PLAN_INVALID',
+      `${source}: invalid QoS plan: ${shown.join('; ')}${issues.length > 5 ? ` (+${issues.length - 5} more)` : ''}`,
+      {
+        where: `${source}:${issues[0]?.path ?? ''}`,
+        expected: 'a plan matching driver/qos/plan.schema.json',
+        actual: issues,
+        issues,
+      },
+    );
+  }
+  const plan = r.data;
+  const byEngine = new Map<number, PlanEngine>();
+  plan.engines.forEach((e, i) => {
+    const where = `engines[${i}]`;
+    const ids = Array.isArray(e.engine) ? e.engine : [e.engine];
+    const seenQ = new Map<number, number>();
+    (e.queues ?? []).forEach((q, j) => {
+      const prev = seenQ.get(q.queue);
+      if (prev !== undefined) {
+        throw new NxdmaError(
+          'PLAN_INVALID',
+          `${source}: ${where}.queues[${j}]: queue ${q.queue} is already planned at ${where}.queues[${prev}]`,
+          {
+            where: `${source}:${where}.queues[${j}].queue`,
+            expected: 'each queue once per engine',
+            actual: q.queue,
+          },
+        );
+      }
+      seenQ.set(q.queue, j);
+    });
+    const dwrr: PlanDwrr | undefined =
+      e.arbiters?.dwrr === undefined
+        ? undefined
+        : typeof e.arbiters.dwrr === 'string'
+          ? { enabled: e.arbiters.dwrr === 'on' }
+          : { ...e.arbiters.dwrr };
+    for (const id of ids) {
+      if (byEngine.has(id)) {
+        throw new NxdmaError(
+          'PLAN_INVALID',
+          `${source}: ${where}: engine ${id} is already planned at ${byEngine.get(id)!.where}`,
+          { where: `${source}:${where}.engine`, expected: 'each engine in one entry', actual: id },
+        );
+      }
+      const arbiters: PlanArbiters = { ...(e.arbiters ?? {}), dwrr };
+      if (dwrr === undefined) delete arbiters.dwrr;
+      byEngine.set(id, {
+        engine: id,
+        arbiters,
+        ...(e.rateLimit ? { rateLimit: e.rateLimit } : {}),
+        queues: (e.queues ?? [])
+          .map((q, j) => ({ ...q, where: `${where}.queues[${j}]` }))
+          .sort((a, b) => a.queue - b.queue),
+        where,
+      });
+    }
+  });
+  return {
+    version: 1,
+    ...(plan.description !== undefined ? { description: plan.description } : {}),
+    engines: [...byEngine.values()].sort((a, b) => a.engine - b.engine),
+  };
+}
+
+/** The JSON Schema of the plan format (what driver/qos/plan.schema.json holds). */
+export function qosPlanJsonSchema(): Record<string, unknown> {
+  const s = z.toJSONSchema(QosPlanSchema, { target: 'draft-2020-12', io: 'input' }) as Record<
+    string,
+    unknown
+  >;
+  return {
+    $schema: s.$schema,
+    $id: 'https://nxdma.dev/schemas/qos-plan.schema.json',
+    title: 'nxdma QoS plan',
+    ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$schema')),
+  };
+}
