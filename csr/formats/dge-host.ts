@@ -1,17 +1,13 @@
 /**
  * The dge_host table formats (seed 004 §7.2): the host priority-class map (u32 bytes per packet per
  * ISA class 1..4) and the DGE mailbox entry nrtucode_dge_mailbox_t {reserved u8, priority u8,
- * bitmask u16}. Offsets, strides, entry counts and field positions come from the loaded dge_host
- * register schema (csr/schemas/dge_host.json); nothing here writes one by hand.
+ * bitmask u16}. Offsets, strides, entry counts and field positions come from the dge_host register
+ * map generated from csr/schemas/dge_host.json (csr/generated/dge_host.ts); nothing here writes one
+ * by hand.
  */
 import { NxdmaError } from '../../common/errors.ts';
-import { regFile } from '../schema/files.ts';
-import {
-  type FieldModel,
-  type RegisterModel,
-  REGISTER_BYTES,
-  findRegister,
-} from '../schema/model.ts';
+import { dge_host } from '../generated/dge_host.ts';
+import { REGISTER_BYTES } from '../schema/model.ts';
 import { type ByteView, type DecodeResult, fail, isU32, ok } from './wire.ts';
 
 /** One mailbox entry. */
@@ -34,7 +30,16 @@ export const MAILBOX_NEVER_MASKS: Readonly<DgeMailbox> = Object.freeze({
 /** All 16 DMA channels enabled: where every DGE operation's channel mask starts. */
 export const ALL_DMA_CHANNELS = 0xffff;
 
-/** Where a table lives relative to dram_base, from the schema. */
+/** A field's position in its 32-bit entry (from the generated map). */
+export interface EntryField {
+  readonly name: string;
+  readonly lsb: number;
+  readonly width: number;
+  /** Largest value: 2^width - 1. */
+  readonly max: number;
+}
+
+/** Where a table lives relative to dram_base (from the generated map). */
 export interface DgeHostTable {
   /** Register name in dge_host ('priority_class_map', 'mailbox'). */
   readonly name: string;
@@ -49,61 +54,45 @@ export interface DgeHostTable {
 }
 
 export interface DgeHostLayout {
-  readonly priorityClassMap: DgeHostTable & { readonly bytesPerPacket: FieldModel };
+  readonly priorityClassMap: DgeHostTable & { readonly bytesPerPacket: EntryField };
   readonly mailbox: DgeHostTable & {
-    readonly reserved: FieldModel;
-    readonly priority: FieldModel;
-    readonly bitmask: FieldModel;
+    readonly reserved: EntryField;
+    readonly priority: EntryField;
+    readonly bitmask: EntryField;
   };
 }
 
-let cached: DgeHostLayout | undefined;
-
-function need<T>(v: T | undefined, what: string): T {
-  if (v === undefined) {
-    throw new NxdmaError('SCHEMA_INVALID', `csr/schemas/dge_host.json: ${what} is missing`, {
-      where: 'csr/schemas/dge_host.json',
-      expected: what,
-    });
-  }
-  return v;
+function field(name: string, f: { readonly lsb: number; readonly width: number }): EntryField {
+  return Object.freeze({ name, lsb: f.lsb, width: f.width, max: 2 ** f.width - 1 });
 }
 
-function table(reg: RegisterModel): DgeHostTable {
-  const array = need(reg.array ?? undefined, `${reg.name} as a register array`);
-  return {
-    name: reg.name,
-    offset: reg.offset,
-    entries: array.size,
-    stride: array.stride,
+const PCM = dge_host.registers.priority_class_map;
+const MB = dge_host.registers.mailbox;
+
+const LAYOUT: DgeHostLayout = Object.freeze({
+  priorityClassMap: Object.freeze({
+    name: 'priority_class_map',
+    offset: PCM.offset,
+    entries: PCM.count,
+    stride: PCM.stride,
     entrySize: REGISTER_BYTES,
-  };
-}
+    bytesPerPacket: field('bytes_per_packet', PCM.fields.bytes_per_packet),
+  }),
+  mailbox: Object.freeze({
+    name: 'mailbox',
+    offset: MB.offset,
+    entries: MB.count,
+    stride: MB.stride,
+    entrySize: REGISTER_BYTES,
+    reserved: field('reserved', MB.fields.reserved),
+    priority: field('priority', MB.fields.priority),
+    bitmask: field('bitmask', MB.fields.bitmask),
+  }),
+});
 
-/** The dge_host table layout, read once from the register schema. */
+/** The dge_host table layout (offsets 0x18 / 0x28, strides, counts, field positions). */
 export function dgeHostLayout(): DgeHostLayout {
-  if (cached) return cached;
-  const file = regFile('dge_host');
-  const pcm = need(findRegister(file, null, 'priority_class_map'), 'register priority_class_map');
-  const mb = need(findRegister(file, null, 'mailbox'), 'register mailbox');
-  const field = (r: RegisterModel, n: string) =>
-    need(
-      r.fields.find((f) => f.name === n),
-      `field ${r.name}.${n}`,
-    );
-  cached = Object.freeze({
-    priorityClassMap: Object.freeze({
-      ...table(pcm),
-      bytesPerPacket: field(pcm, 'bytes_per_packet'),
-    }),
-    mailbox: Object.freeze({
-      ...table(mb),
-      reserved: field(mb, 'reserved'),
-      priority: field(mb, 'priority'),
-      bitmask: field(mb, 'bitmask'),
-    }),
-  });
-  return cached;
+  return LAYOUT;
 }
 
 /** Device address of priority-class map entry `index` of a core at `dramBase`. */
@@ -120,7 +109,7 @@ export function mailboxAddress(dramBase: number, index = 0): number {
 
 // --- mailbox entry ---------------------------------------------------------------------------
 
-function checkField(f: FieldModel, v: unknown, where: string): void {
+function checkField(f: EntryField, v: unknown, where: string): void {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > f.max) {
     throw new NxdmaError(
       'BAD_ARGUMENT',
@@ -157,7 +146,7 @@ export function checkMailbox(m: DgeMailbox, where = 'mailbox'): void {
 export function packMailbox(m: DgeMailbox): number {
   checkMailbox(m);
   const l = dgeHostLayout().mailbox;
-  const put = (f: FieldModel, v: number) => (v * 2 ** f.lsb) >>> 0;
+  const put = (f: EntryField, v: number) => (v * 2 ** f.lsb) >>> 0;
   return (
     (put(l.reserved, m.reserved ?? 0) | put(l.priority, m.priority) | put(l.bitmask, m.bitmask)) >>>
     0
@@ -174,7 +163,7 @@ export function unpackMailbox(word: number): DgeMailbox {
     });
   }
   const l = dgeHostLayout().mailbox;
-  const get = (f: FieldModel) => Math.floor(word / 2 ** f.lsb) % 2 ** f.width;
+  const get = (f: EntryField) => Math.floor(word / 2 ** f.lsb) % 2 ** f.width;
   return { reserved: get(l.reserved), priority: get(l.priority), bitmask: get(l.bitmask) };
 }
 
