@@ -1,0 +1,262 @@
+import { describe, expect, it } from 'vitest';
+import type { CompileErrorCode } from '../../compiler/errors.ts';
+import type { DmaArgs } from '../../compiler/ir/builder.ts';
+import { DGEType, dgeSetNames, type ArchLevel, type DmaOpName } from '../../compiler/ir/enums.ts';
+import type { ProgramOptionsInput } from '../../compiler/ir/program.ts';
+import { getDGEInstructionType, routeFirst, routeSet } from '../../compiler/passes/dge-route.ts';
+import { fixture, inst, load, save, tile16, tile16T } from './helpers.ts';
+
+const ALL: ProgramOptionsInput['dgeLevels'] = [
+  'spill_reload',
+  'scalar_dynamic_offset',
+  'vector_dynamic_offsets',
+  'transpose',
+];
+
+/** Routes one DMA; returns [primary, eligible names, error sub-codes]. */
+function route(
+  args: DmaArgs,
+  {
+    op = 'Load',
+    arch = 30,
+    options = { dgeLevels: ALL },
+  }: { op?: DmaOpName; arch?: ArchLevel; options?: ProgramOptionsInput } = {},
+): [string, string[], CompileErrorCode[]] {
+  const b = fixture(arch, options);
+  b.function('main')
+    .block('e')
+    .dma(op, { ...args, name: 'd' });
+  const m = b.build();
+  const errs: CompileErrorCode[] = [];
+  const r = getDGEInstructionType(
+    inst(m, 'd'),
+    m,
+    m.options.considerDescNum,
+    m.options.considerMinElems,
+    (c) => void errs.push(c),
+  );
+  return [['None', 'SWDGE', 'HWDGE', 'Unassigned'][routeFirst(r)], dgeSetNames(routeSet(r)), errs];
+}
+
+const scalar = { dynamic: { scalar: { register: 'r1', value: 64 } } };
+const xbar = (src = 'b0', dst = 'b1'): DmaArgs => ({
+  src: tile16T(src),
+  dst: tile16(dst),
+  transpose: 'xbar',
+});
+
+describe('getDGEInstructionType', () => {
+  it('early-out: opcodes above 32 are never routed, even with a dynamic AP', () => {
+    expect(route({ ...load(), src: { ...load().src, ...scalar } }, { op: 'IndirectLoad' })).toEqual(
+      ['None', ['None'], []],
+    );
+    expect(route(load(), { op: 'DMATrigger' })[0]).toBe('None');
+  });
+
+  it('early-out: the InstDMA base (18) is not a route-predicate opcode', () => {
+    expect(route(load(), { op: 'DMA' })).toEqual(['None', ['None'], []]);
+  });
+
+  it('early-out: nothing enabled (empty DGELevels) gives {None, {None}}', () => {
+    expect(
+      route({ ...load(), src: { ...load().src, ...scalar } }, { options: { dgeLevels: [] } }),
+    ).toEqual(['None', ['None'], []]);
+  });
+
+  it('DMA Instruction cannot have TensorIndirect AP', () => {
+    const r = route({ ...load(), src: { ...load().src, indirect: { indexTensor: 'idx' } } });
+    expect(r).toEqual(['None', ['None'], ['TENSOR_INDIRECT_AP']]);
+  });
+
+  it('transpose arm: HWDGE with eligible {None, HWDGE} when the transpose level is on and the shape fits', () => {
+    expect(route(xbar(), { op: 'DMACopy' })).toEqual(['HWDGE', ['None', 'HWDGE'], []]);
+    expect(route({ ...xbar(), transpose: 'dma' }, { op: 'DMACopy' })[0]).toBe('HWDGE');
+  });
+
+  it('transpose arm: a shape that does not fit the xbar tiles stays static', () => {
+    // fp32 (4-byte) transpose
+    const r = route(
+      {
+        src: { tensor: 's0', partition: [1, 64], free: [[64, 128]] },
+        dst: { tensor: 's1', partition: [128, 64], free: [[1, 128]] },
+        transpose: 'xbar',
+      } as DmaArgs,
+      { op: 'DMACopy' },
+    );
+    expect(r).toEqual(['None', ['None'], []]);
+  });
+
+  it('transpose arm: no HWDGE at ArchLevel <= 29 (the transpose shape test carries the arch gate)', () => {
+    expect(route(xbar(), { op: 'DMACopy', arch: 20 })).toEqual(['None', ['None'], []]);
+  });
+
+  it('transpose arm is tested before the dynamic arm', () => {
+    const r = route(
+      { ...xbar(), src: { ...tile16T('b0'), dynamic: { scalar: { register: 'r1', value: 0 } } } },
+      { op: 'DMACopy' },
+    );
+    expect(r[0]).toBe('HWDGE');
+  });
+
+  it('a transpose without the transpose level falls through (here: to the copy arm)', () => {
+    const r = route(
+      { src: tile16T('hb'), dst: tile16('b1'), transpose: 'xbar' },
+      { op: 'Load', options: { dgeLevels: ['spill_reload'] } },
+    );
+    expect(r[0]).not.toBe('HWDGE');
+  });
+
+  it('a vector-dynamic transpose asserts IsDynamicTransposeAPShapeSizeOk, then takes the dynamic arm', () => {
+    const ok = route({
+      src: { ...tile16T('hb'), dynamic: { vector: { indexTensor: 'idx' } } },
+      dst: tile16('b1'),
+      transpose: 'xbar',
+    });
+    expect(ok).toEqual(['SWDGE', ['SWDGE', 'HWDGE'], []]);
+    const bad = route({
+      src: {
+        tensor: 'in',
+        partition: [1, 64],
+        free: [[64, 128]],
+        dynamic: { vector: { indexTensor: 'idx' } },
+      },
+      dst: { tensor: 's1', partition: [128, 64], free: [[1, 128]] },
+      transpose: 'xbar',
+    } as DmaArgs);
+    expect(bad[2]).toEqual(['DYNAMIC_TRANSPOSE_SHAPE']);
+  });
+
+  it('dynamic arm: SWDGE primary, HWDGE only eligible when ArchLevel > 29', () => {
+    const d = { ...load(), src: { ...load().src, ...scalar } };
+    expect(route(d)).toEqual(['SWDGE', ['SWDGE', 'HWDGE'], []]);
+    expect(route(d, { arch: 20 })).toEqual(['SWDGE', ['SWDGE'], []]);
+    expect(route(d, { arch: 10 })).toEqual(['SWDGE', ['SWDGE'], []]);
+    const v = { ...load(), src: { ...load().src, dynamic: { vector: { indexTensor: 'idx' } } } };
+    expect(route(v)).toEqual(['SWDGE', ['SWDGE', 'HWDGE'], []]);
+  });
+
+  it('DMA Instruction with dynamic AP must have Scalar/Vector Dynamic offset enabled', () => {
+    const d = { ...load(), src: { ...load().src, ...scalar } };
+    expect(route(d, { options: { dgeLevels: ['transpose'] } })).toEqual([
+      'None',
+      ['None'],
+      ['DYNAMIC_OFFSET_NOT_ENABLED'],
+    ]);
+    expect(route(d, { options: { dgeLevels: ['vector_dynamic_offsets'] } })[0]).toBe('SWDGE');
+  });
+
+  it('copy/cast arm: an IO copy that fits both routes is SWDGE (first present) with {SWDGE, HWDGE}', () => {
+    expect(route(load())).toEqual(['SWDGE', ['SWDGE', 'HWDGE'], []]);
+    expect(route(load(), { arch: 20 })).toEqual(['SWDGE', ['SWDGE'], []]);
+    expect(route(save('s0', 'out'), { op: 'Save' })[0]).toBe('SWDGE');
+  });
+
+  it('copy/cast arm: spill / reload DMAs are routed; an internal SB -> DRAM copy is not (default arm)', () => {
+    expect(route(save('s0', 'sp'), { op: 'Save' })[0]).toBe('SWDGE');
+    expect(route(save('s0', 'h'), { op: 'Save' })).toEqual(['None', ['None'], []]);
+  });
+
+  it('copy/cast arm: a destination-reduce DMA is not a copy', () => {
+    expect(route({ ...load(), dstReduce: 'add' })).toEqual(['None', ['None'], []]);
+  });
+
+  it('descriptor fit: exact division by the per-descriptor cap', () => {
+    // one contiguous run of 20000 fp32 elements: cap = min(20000, 65536 / 4 = 16384) = 16384; 20000 % 16384 != 0
+    const ragged = {
+      src: { tensor: 'big_in', partition: [20000, 1], free: [[1, 20000]] },
+      dst: { tensor: 'big_h', partition: [20000, 1], free: [[1, 20000]] },
+    } as DmaArgs;
+    expect(route(ragged, { op: 'DMACopy' })).toEqual(['None', ['None'], []]);
+    const exact = {
+      src: { tensor: 'big_in', partition: [32768, 1], free: [[1, 32768]] },
+      dst: { tensor: 'big_h', partition: [32768, 1], free: [[1, 32768]] },
+    } as DmaArgs;
+    expect(route(exact, { op: 'DMACopy' })).toEqual(['SWDGE', ['SWDGE', 'HWDGE'], []]);
+    // with considerDescNum off the ragged copy fits
+    expect(
+      route(ragged, { op: 'DMACopy', options: { dgeLevels: ALL, considerDescNum: false } })[0],
+    ).toBe('SWDGE');
+  });
+
+  it('descriptor fit: the per-arch minimum-element floor keeps tiny DMAs static', () => {
+    // 128 partitions x 8 elements: 8 per partition < 16 (SWDGE no), 1024 in all (HWDGE yes)
+    const small = {
+      src: { tensor: 'in', partition: [8, 128], free: [[1, 8]] },
+      dst: { tensor: 's0', partition: [8, 128], free: [[1, 8]] },
+    } as DmaArgs;
+    expect(route(small)).toEqual(['HWDGE', ['HWDGE'], []]);
+    expect(route(small, { arch: 20 })).toEqual(['None', ['None'], []]);
+    expect(
+      route(small, { arch: 20, options: { dgeLevels: ALL, considerMinElems: false } })[0],
+    ).toBe('SWDGE');
+  });
+
+  it('descriptor fit: HWDGE needs a multiple of the 16-element granule', () => {
+    const odd = {
+      src: { tensor: 'in', partition: [24, 3], free: [[1, 24]] },
+      dst: { tensor: 's0', partition: [24, 3], free: [[1, 24]] },
+    } as DmaArgs;
+    expect(route(odd)).toEqual(['SWDGE', ['SWDGE'], []]);
+  });
+
+  it('assert in.actualPattern.size() == out.actualPattern.size() and equal nums', () => {
+    const rank = {
+      src: { tensor: 'in', partition: [64, 128], free: [[1, 64]] },
+      dst: {
+        tensor: 's0',
+        partition: [64, 128],
+        free: [
+          [32, 2],
+          [1, 32],
+        ],
+      },
+    } as DmaArgs;
+    expect(route(rank)[2]).toEqual(['COPY_AP_RANK_MISMATCH']);
+    const num = {
+      src: { tensor: 'in', partition: [64, 64], free: [[1, 128]] },
+      dst: { tensor: 's0', partition: [128, 64], free: [[1, 128]] },
+    } as DmaArgs;
+    expect(num.src.partition[1] * 128).toBe(128 * 64);
+    const num2 = {
+      src: { tensor: 'in', partition: [64, 128], free: [[1, 64]] },
+      dst: { tensor: 's0', partition: [64, 64], free: [[1, 128]] },
+    } as DmaArgs;
+    expect(route(num2)[2]).toEqual(['COPY_AP_NUM_MISMATCH']);
+  });
+
+  it('DMA Copy in/out canonical dimensions must match (both reportErrors)', () => {
+    // source rows of 64 contiguous (merges to 1 free dim), destination strided (2 free dims)
+    const mism = {
+      src: {
+        tensor: 'in',
+        partition: [64, 128],
+        free: [
+          [32, 2],
+          [1, 32],
+        ],
+      },
+      dst: {
+        tensor: 's0',
+        partition: [64, 128],
+        free: [
+          [1, 2],
+          [2, 32],
+        ],
+      },
+    } as DmaArgs;
+    expect(route(mism)[2]).toEqual(['COPY_CANONICAL_DIMS_MISMATCH', 'STRIDED_FREE_DIM_NOT_2D']);
+  });
+
+  it('is pure: it never mutates the instruction', () => {
+    const b = fixture(30, { dgeLevels: ALL });
+    b.function('main')
+      .block('e')
+      .load({ ...load(), name: 'd' });
+    const m = b.build();
+    const d = inst(m, 'd');
+    const before = JSON.stringify({ ...d, block: null });
+    getDGEInstructionType(d, m, true, true, () => {});
+    expect(JSON.stringify({ ...d, block: null })).toBe(before);
+    expect(d.dgeType).toBe(DGEType.Unassigned);
+  });
+});
