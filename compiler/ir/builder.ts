@@ -28,20 +28,33 @@ type AP = DmaInstruction['src'];
 /** Access pattern arguments: partition is required, offset and free default to 0 and []. */
 export type APArgs = AccessPatternInput;
 
+/** A dependence as written: the kind defaults to Flow. */
+export type DepArgs = { on: string; kind?: 'Ordered' | 'Anti' | 'Output' | 'Flow' };
+
 /** DMA arguments: everything but the opcode. */
-export type DmaArgs = Omit<DmaInstruction, 'op' | 'src' | 'dst'> & { src: APArgs; dst: APArgs };
-export type ComputeArgs = Omit<ComputeInstruction, 'op' | 'reads' | 'writes'> & {
+export type DmaArgs = Omit<DmaInstruction, 'op' | 'src' | 'dst' | 'deps'> & {
+  src: APArgs;
+  dst: APArgs;
+  deps?: DepArgs[];
+};
+export type ComputeArgs = Omit<ComputeInstruction, 'op' | 'reads' | 'writes' | 'deps'> & {
   reads?: string[];
   writes?: string[];
+  deps?: DepArgs[];
 };
 export type CollectiveArgs = Omit<
   CollectiveInstruction,
-  'op' | 'collective' | 'args' | 'results'
+  'op' | 'collective' | 'args' | 'results' | 'deps'
 > & {
   collective?: string;
   args?: string[];
   results?: string[];
+  deps?: DepArgs[];
 };
+
+function fillDeps(deps: DepArgs[] | undefined): { deps?: DmaInstruction['deps'] } {
+  return deps ? { deps: deps.map((d) => ({ on: d.on, kind: d.kind ?? 'Flow' })) } : {};
+}
 
 function fillAP(a: APArgs): AP {
   const out: AP = {
@@ -60,7 +73,14 @@ export class BlockBuilder {
 
   /** Appends a DMA of opcode `op`; returns its name (or undefined). */
   dma(op: DmaOpName, args: DmaArgs): this {
-    this.block.instructions.push({ ...args, op, src: fillAP(args.src), dst: fillAP(args.dst) });
+    const { deps, ...rest } = args;
+    this.block.instructions.push({
+      ...rest,
+      ...fillDeps(deps),
+      op,
+      src: fillAP(args.src),
+      dst: fillAP(args.dst),
+    });
     return this;
   }
   load(args: DmaArgs): this {
@@ -73,8 +93,10 @@ export class BlockBuilder {
     return this.dma('DMACopy', args);
   }
   compute(op: ComputeOpName, args: ComputeArgs = {}): this {
+    const { deps, ...rest } = args;
     this.block.instructions.push({
-      ...args,
+      ...rest,
+      ...fillDeps(deps),
       op,
       reads: args.reads ?? [],
       writes: args.writes ?? [],
@@ -82,8 +104,10 @@ export class BlockBuilder {
     return this;
   }
   collective(args: CollectiveArgs = {}): this {
+    const { deps, ...rest } = args;
     this.block.instructions.push({
-      ...args,
+      ...rest,
+      ...fillDeps(deps),
       op: 'CollectiveCompute',
       collective: args.collective ?? 'all_reduce',
       args: args.args ?? [],
