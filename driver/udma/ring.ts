@@ -32,8 +32,9 @@ function ringError(where: string, message: string, expected: string, actual: unk
 
 /**
  * Checks a ring against the hardware's rules and the device's memory, naming the offending value:
- * base a non-negative safe integer, 256-byte aligned; size an integer, a multiple of 16,
- * 32 <= size <= 2^24 - 16; end (base + size * 16) 256-byte aligned; every byte mapped.
+ * base a non-negative safe integer; size an integer with 32 <= size <= 2^24 - 16; base 256-byte
+ * aligned; end (base + size * 16) 256-byte aligned, that is size a multiple of 16; every byte
+ * mapped. Checked in that order; the first failure is reported.
  */
 export function validateRing(spec: RingSpec, memory: MemoryIO | null, where: string): void {
   const { base, size } = spec ?? ({} as RingSpec);
@@ -69,14 +70,6 @@ export function validateRing(spec: RingSpec, memory: MemoryIO | null, where: str
       size,
     );
   }
-  if (size % RING_SIZE_MULTIPLE !== 0) {
-    throw ringError(
-      where,
-      `ring size ${size} is not a multiple of ${RING_SIZE_MULTIPLE} descriptors (the ring end must stay 256-byte aligned)`,
-      `a multiple of ${RING_SIZE_MULTIPLE}`,
-      size,
-    );
-  }
   if (base % RING_ALIGN !== 0) {
     throw ringError(
       where,
@@ -86,20 +79,22 @@ export function validateRing(spec: RingSpec, memory: MemoryIO | null, where: str
     );
   }
   const end = base + size * BD_SIZE;
+  if (size % RING_SIZE_MULTIPLE !== 0) {
+    // With an aligned base, the end is aligned exactly when the size is a multiple of 16.
+    throw ringError(
+      where,
+      `ring end ${hex(end)} (base + ${size} descriptors) is not 256-byte aligned: ` +
+        `the size must be a multiple of ${RING_SIZE_MULTIPLE} descriptors`,
+      `a size that is a multiple of ${RING_SIZE_MULTIPLE} (end on a 0x100 boundary)`,
+      size,
+    );
+  }
   if (!Number.isSafeInteger(end)) {
     throw ringError(
       where,
       `ring end ${String(end)} is not a device address`,
       'base + size * 16 < 2^53',
       end,
-    );
-  }
-  if (end % RING_ALIGN !== 0) {
-    throw ringError(
-      where,
-      `ring end ${hex(end)} is not 256-byte aligned`,
-      'a multiple of 0x100',
-      hex(end),
     );
   }
   if (memory && !memory.isMapped(base, end - base)) {
