@@ -33,11 +33,13 @@ export function escapeMarkdown(text: string | number): string {
 }
 
 /**
- * A Markdown code span for a name. Schema names are identifiers (format.ts NameSchema), but a
- * backtick or a line break is still removed so the span cannot be closed early.
+ * A Markdown code span for a name ("M2S_Q.dwrr_cfg_2", "0x1084"). Text that is not such a plain
+ * name (a known gap's free-form name, say) is written as escaped text instead: inside a code span
+ * an entity would show literally, and a `|` would still end a table cell.
  */
 export function markdownCode(text: string | number): string {
-  return '`' + String(text).replace(/[`\r\n|]/g, '') + '`';
+  const s = String(text);
+  return /^[\w.:[\]@+ -]*$/.test(s) ? '`' + s + '`' : escapeMarkdown(s);
 }
 
 /**
