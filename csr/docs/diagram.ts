@@ -62,11 +62,8 @@ export function bitFieldEntries(reg: RegisterModel): BitFieldEntry[] {
   }
   for (const f of reg.fields) {
     if (f.lsb > next) out.push({ bits: f.lsb - next });
-    const e: BitFieldEntry = {
-      bits: f.width,
-      name: f.name,
-      attr: f.resetKnown ? valueText(f.reset) : '',
-    };
+    const e: BitFieldEntry = { bits: f.width, name: f.name };
+    if (f.resetKnown) e.attr = valueText(f.reset);
     if (f.inferred) e.type = INFERRED_TYPE;
     out.push(e);
     next = f.msb + 1;

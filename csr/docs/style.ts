@@ -87,8 +87,8 @@ figure.diagram svg { display: block; max-width: 100%; height: auto; }
 .codec .head .label { font-weight: 600; font-size: 0.88rem; }
 .codec input { font-family: var(--mono); font-size: 0.9rem; color: var(--fg); background: var(--bg);
   border: 1px solid var(--line); border-radius: 4px; padding: 0.18rem 0.4rem; }
-.codec input.raw { width: 22rem; max-width: 100%; }
-.codec input.fv { width: 16rem; max-width: 100%; }
+.codec input.raw { width: 25rem; max-width: 100%; }
+.codec input.fv { width: 20rem; max-width: 100%; }
 .codec input.bad { border-color: var(--bad); background: var(--bad-bg); }
 .codec button { font: inherit; font-size: 0.82rem; padding: 0.15rem 0.55rem; color: var(--fg); background: var(--bg);
   border: 1px solid var(--line); border-radius: 4px; cursor: pointer; }
@@ -99,7 +99,8 @@ figure.diagram svg { display: block; max-width: 100%; height: auto; }
 .codec td { border: none; padding: 0.12rem 0.6rem 0.12rem 0; }
 .codec td.en { color: var(--muted); font-family: var(--mono); font-size: 0.85rem; }
 select.inst { font-family: var(--mono); font-size: 0.85rem; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: 4px; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(19rem, 1fr)); gap: 1rem; margin: 1rem 0; }
+.cards { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1rem; margin: 1rem 0; }
+.card table.grid { display: block; overflow-x: auto; }
 .card { padding: 0.9rem 1rem; border: 1px solid var(--line); border-radius: 8px; }
 .card h2 { margin: 0 0 0.3rem; border: none; font-size: 1.15rem; }
 .legend { display: flex; flex-wrap: wrap; gap: 1.2rem; font-size: 0.88rem; color: var(--muted); margin: 0.6rem 0 1rem; }
