@@ -2,9 +2,10 @@ import type { Command } from 'commander';
 import type { CliContext } from '../main.ts';
 import { register as compile } from './compile.ts';
 import { register as docs } from './docs.ts';
+import { register as qos } from './qos.ts';
 import { register as regs } from './regs.ts';
 
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
 /** Every sub-command, in the order `nxdma --help` lists them. Each file exports `register`. */
-export const commands: RegisterCommand[] = [compile, regs, docs];
+export const commands: RegisterCommand[] = [compile, regs, docs, qos];

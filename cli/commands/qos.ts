@@ -1,0 +1,439 @@
+/**
+ * `nxdma qos ...`: QoS plans from the command line (docs/qos.md).
+ *
+ *   nxdma qos show  <plan.json> [--engine N] [--allow-inferred] [--json]
+ *   nxdma qos apply <plan.json> (--mock | --device <path> --profile trn2) [--engine N]
+ *                   [--dry-run] [--verify] [--allow-inferred] [--strict] [--json]
+ *   nxdma qos diff  <plan.json> (--mock | --device <path> --profile trn2) [--engine N]
+ *                   [--allow-inferred] [--json]
+ *
+ * A real device is opened only with --device; --dry-run and diff map it read-only, so they cannot
+ * write. --mock uses a fresh mock device holding the plan's engines.
+ */
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { NxdmaError, hex } from '../../common/errors.ts';
+import type { Device } from '../../csr/io.ts';
+import { openDevice } from '../../driver/mmio/index.ts';
+import {
+  applyQos,
+  describeQosPlan,
+  diffQos,
+  parseQosPlan,
+  planQos,
+  type PlanEngineTable,
+  type QosPlan,
+  type QosWarning,
+  type QosWrite,
+} from '../../driver/qos/index.ts';
+import { MockDevice } from '../../mocks/index.ts';
+import type { CliContext } from '../main.ts';
+import { paint, table } from '../output.ts';
+
+interface CommonOptions {
+  engine?: string;
+  allowInferred?: boolean;
+  json?: boolean;
+}
+
+interface DeviceOptions extends CommonOptions {
+  mock?: boolean;
+  device?: string;
+  profile?: string;
+}
+
+interface ApplyOptions extends DeviceOptions {
+  dryRun?: boolean;
+  verify?: boolean;
+  strict?: boolean;
+}
+
+/** One write as `qos apply --json` prints it. */
+export interface QosJsonWrite {
+  engine: number;
+  file: string;
+  path: string;
+  /** Byte offset within its register file. */
+  offset: number;
+  old: number | null;
+  new: number;
+}
+
+function badArg(where: string, message: string, expected: string, actual: unknown): NxdmaError {
+  return new NxdmaError('BAD_ARGUMENT', message, { where, expected, actual });
+}
+
+function readPlan(file: string): QosPlan {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw badArg(
+      file,
+      `cannot read plan ${file}: ${(e as Error).message}`,
+      'a readable JSON file',
+      file,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new NxdmaError('PLAN_INVALID', `${file}: not JSON: ${(e as Error).message}`, {
+      where: file,
+      expected: 'a JSON QoS plan (driver/qos/plan.schema.json)',
+      actual: (e as Error).message,
+    });
+  }
+  return parseQosPlan(json, file);
+}
+
+function engineFilter(plan: QosPlan, opt: string | undefined): number[] | undefined {
+  if (opt === undefined) return undefined;
+  const n = Number(opt);
+  const ids = plan.engines.map((e) => e.engine);
+  if (!Number.isInteger(n) || !ids.includes(n)) {
+    throw badArg(
+      '--engine',
+      `--engine ${opt} is not an engine of the plan (${ids.join(', ')})`,
+      ids.join(' | '),
+      opt,
+    );
+  }
+  return [n];
+}
+
+/** The device to use: a fresh mock or the mapped device file (read-only when asked). */
+function openTarget(
+  opts: DeviceOptions,
+  engines: number[],
+  readOnly: boolean,
+): { dev: Device; close: () => void } {
+  if (opts.mock && opts.device !== undefined) {
+    throw badArg(
+      '--mock/--device',
+      'give either --mock or --device <path>, not both',
+      '--mock | --device <path>',
+      'both',
+    );
+  }
+  if (opts.mock) {
+    return { dev: new MockDevice({ engines }), close: () => undefined };
+  }
+  if (opts.device === undefined) {
+    throw badArg(
+      '--mock/--device',
+      'a device is required: --mock for the mock device, or --device <path> --profile trn2 for hardware',
+      '--mock | --device <path> --profile <name>',
+      'none',
+    );
+  }
+  if (opts.profile === undefined) {
+    throw badArg(
+      '--profile',
+      '--device needs --profile (for example --profile trn2)',
+      '--profile <name>',
+      undefined,
+    );
+  }
+  const dev = openDevice({ path: opts.device, profile: opts.profile as 'trn2', engines, readOnly });
+  return { dev, close: () => dev.dispose() };
+}
+
+function planEngines(plan: QosPlan, only: number[] | undefined): number[] {
+  return plan.engines.map((e) => e.engine).filter((e) => !only || only.includes(e));
+}
+
+const v = (x: number | boolean | null, yes = 'yes', no = 'no'): string =>
+  x === null ? '-' : typeof x === 'boolean' ? (x ? yes : no) : String(x);
+
+function printTables(ctx: CliContext, tables: PlanEngineTable[]): void {
+  const out = ctx.out;
+  for (const t of tables) {
+    const armed = t.armed ? paint(out, 32, 'armed') : paint(out, 33, 'not armed');
+    out.log(
+      `engine ${t.engine}: ${t.arbiters} [${armed}]${t.rateLimit ? `; rate limit ${t.rateLimit}` : ''}`,
+    );
+    if (t.queues.length > 0) {
+      out.log(
+        table(
+          [
+            'queue',
+            'class',
+            'prio',
+            'AXI_qos',
+            'q_qos',
+            'weight',
+            'HP',
+            's2m AXI_qos',
+            'rate limit',
+          ],
+          t.queues.map((q) => [
+            q.queue,
+            q.class,
+            v(q.priorityClass),
+            v(q.axiQos),
+            v(q.qQos),
+            v(q.weight),
+            v(q.highPriority),
+            v(q.s2mAxiQos),
+            q.rateLimit ?? '-',
+          ]),
+        )
+          .split('\n')
+          .map((l) => `  ${l}`)
+          .join('\n'),
+      );
+    }
+    out.log('');
+  }
+}
+
+function printWarnings(ctx: CliContext, warnings: readonly QosWarning[]): void {
+  for (const w of warnings)
+    ctx.out.err(`${paint(ctx.out, 33, 'warning')} [${w.code}]: ${w.message}`);
+}
+
+const word = (x: number | null): string => (x === null ? '?' : hex(x, 8));
+
+function printWrites(ctx: CliContext, writes: readonly QosWrite[], title: string): void {
+  const out = ctx.out;
+  if (writes.length === 0) return;
+  out.log(title);
+  out.log(
+    table(
+      ['engine', 'file', 'path', 'offset', 'old', 'new', 'fields'],
+      writes.map((w) => [
+        w.engine,
+        w.file,
+        w.path,
+        hex(w.offset, 5),
+        word(w.old),
+        word(w.new),
+        w.fields.map((f) => `${f.name} ${f.old === null ? '?' : f.old}->${f.new}`).join(', '),
+      ]),
+    ),
+  );
+  out.log('');
+}
+
+function jsonWrite(w: QosWrite): QosJsonWrite {
+  return { engine: w.engine, file: w.file, path: w.path, offset: w.offset, old: w.old, new: w.new };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function show(ctx: CliContext, file: string, opts: CommonOptions): void {
+  const plan = readPlan(file);
+  const engines = engineFilter(plan, opts.engine);
+  const program = planQos(plan, { allowInferred: opts.allowInferred, engines });
+  if (opts.json) {
+    ctx.out.json({
+      engines: describeQosPlan(plan, engines),
+      writes: program.writes.map((w) => ({
+        engine: w.engine,
+        file: w.file,
+        path: w.path,
+        offset: w.offset,
+        mask: w.mask,
+        value: w.value,
+        complete: w.complete,
+        fields: w.fields.map((f) => ({ name: f.name, value: f.value, origin: f.origin })),
+      })),
+      skipped: program.skipped.map((w) => ({
+        engine: w.engine,
+        file: w.file,
+        path: w.path,
+        offset: w.offset,
+      })),
+      warnings: program.warnings,
+    });
+    return;
+  }
+  printTables(ctx, describeQosPlan(plan, engines));
+  ctx.out.log(
+    table(
+      ['engine', 'file', 'path', 'offset', 'mask', 'value', 'fields'],
+      program.writes.map((w) => [
+        w.engine,
+        w.file,
+        w.path,
+        hex(w.offset, 5),
+        hex(w.mask, 8),
+        hex(w.value, 8),
+        w.fields.map((f) => `${f.name}=${f.value}`).join(', ') + (w.complete ? '' : ' (rest kept)'),
+      ]),
+    ),
+  );
+  ctx.out.log('');
+  ctx.out.log(
+    `${program.writes.length} register writes` +
+      (program.skipped.length
+        ? `; left out (inferred): ${program.skipped.map((w) => `engine ${w.engine} ${w.path}`).join(', ')}`
+        : ''),
+  );
+  printWarnings(ctx, program.warnings);
+}
+
+function apply(ctx: CliContext, file: string, opts: ApplyOptions): void {
+  const plan = readPlan(file);
+  const engines = engineFilter(plan, opts.engine);
+  // Validate everything the device is not needed for before opening it.
+  planQos(plan, { allowInferred: opts.allowInferred, strict: opts.strict, engines });
+  const dryRun = opts.dryRun === true;
+  const { dev, close } = openTarget(opts, planEngines(plan, engines), dryRun);
+  try {
+    const r = applyQos(dev, plan, {
+      dryRun,
+      verify: opts.verify,
+      allowInferred: opts.allowInferred,
+      strict: opts.strict,
+      engines,
+      reportOld: true,
+    });
+    if (opts.json) {
+      ctx.out.json({ writes: r.writes.map(jsonWrite), warnings: r.warnings });
+      return;
+    }
+    printTables(ctx, describeQosPlan(plan, engines));
+    printWrites(ctx, r.writes, dryRun ? 'would write (dry run):' : 'written:');
+    const what = dryRun ? 'dry run: nothing written' : `${r.io.writes} registers written`;
+    ctx.out.log(
+      `${dev.name}: ${what}; ${r.unchanged.length} already held their value; ${r.io.reads} reads` +
+        (r.verified ? `; verified (${r.io.verifyReads} read back)` : '') +
+        (r.skipped.length
+          ? `; left out (inferred): ${r.skipped.map((w) => `engine ${w.engine} ${w.path}`).join(', ')}`
+          : ''),
+    );
+    printWarnings(ctx, r.warnings);
+  } finally {
+    close();
+  }
+}
+
+function diff(ctx: CliContext, file: string, opts: DeviceOptions): void {
+  const plan = readPlan(file);
+  const engines = engineFilter(plan, opts.engine);
+  const { dev, close } = openTarget(opts, planEngines(plan, engines), true);
+  try {
+    const d = diffQos(dev, plan, { allowInferred: opts.allowInferred, engines });
+    if (opts.json) {
+      ctx.out.json({
+        fields: d.fields,
+        writes: d.writes.map(jsonWrite),
+        differences: d.differences,
+        notRead: d.notRead,
+        warnings: d.warnings,
+      });
+      return;
+    }
+    printTables(ctx, describeQosPlan(plan, engines));
+    const out = ctx.out;
+    out.log(
+      table(
+        ['', 'engine', 'path', 'field', 'current', 'planned', 'origin'],
+        d.fields.map((f) => [
+          f.differs ? paint(out, 31, '*') : ' ',
+          f.engine,
+          f.path,
+          f.field + (f.inferred ? ' (inferred)' : ''),
+          f.current === null ? '?' : f.current,
+          f.planned,
+          f.origin,
+        ]),
+      ),
+    );
+    out.log('');
+    out.log(
+      `${dev.name}: ${d.differences} of ${d.fields.length} planned fields differ (*)` +
+        (d.notRead.length
+          ? `; not read (address inferred, use --allow-inferred): ${d.notRead.map((r) => r.path).join(', ')}`
+          : ''),
+    );
+    printWarnings(ctx, d.warnings);
+  } finally {
+    close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const APPLY_HELP = `
+Example:
+  $ nxdma qos apply examples/qos-plan.json --mock
+  $ nxdma qos apply plan.json --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --dry-run
+  $ nxdma qos apply plan.json --device /dev/uio0 --profile trn2 --engine 3 --verify --json
+
+With --json the output is
+  { "writes": [{ "engine", "file", "path", "offset", "old", "new" }], "warnings": [{ "code", "engine", "message" }] }
+where offset is the byte offset within its register file (udma_m2s, udma_s2m) and path is as in
+'nxdma regs list'. --dry-run maps the device read-only and writes nothing. Registers whose facts
+are inferred are written only with --allow-inferred (docs/qos.md).`;
+
+const DIFF_HELP = `
+Example:
+  $ nxdma qos diff examples/qos-plan.json --mock
+  $ nxdma qos diff plan.json --device /dev/uio0 --profile trn2 --json
+
+Reads every register the plan touches once (the device is mapped read-only) and prints each
+planned field with its current and planned value. With --json:
+  { "fields": [{ "engine", "file", "path", "offset", "field", "current", "planned", "differs", ... }],
+    "writes": [{ "engine", "file", "path", "offset", "old", "new" }], "differences", "notRead", "warnings" }`;
+
+const SHOW_HELP = `
+Example:
+  $ nxdma qos show examples/qos-plan.json
+  $ nxdma qos show examples/qos-plan.json --engine 0 --json
+
+The plan as a table per engine (class, priority_class, AXI_qos, q_qos, weight, HP, rate limits,
+arbiter modes) and the register writes it makes (mask and value). Needs no device.`;
+
+export function register(program: Command, ctx: CliContext): void {
+  const qos = program
+    .command('qos')
+    .description('QoS plans: show, apply to a device, diff against a device')
+    .addHelpText(
+      'after',
+      `\nExample:\n  $ nxdma qos apply examples/qos-plan.json --mock --dry-run`,
+    );
+
+  const deviceOptions = (c: Command): Command =>
+    c
+      .option('--mock', 'use a fresh mock device holding the plan engines')
+      .option('--device <path>', 'the device file to map (BAR0 resource file, /dev/mem, UIO map)')
+      .option('--profile <name>', 'device profile of --device (trn2)')
+      .option('--engine <n>', 'only this engine of the plan')
+      .option('--allow-inferred', 'also write (or read) registers whose facts are inferred')
+      .option('--json', 'machine-readable output');
+
+  qos
+    .command('show')
+    .description('print a plan as a table per engine and the register writes it makes')
+    .argument('<plan>', 'QoS plan (JSON)')
+    .option('--engine <n>', 'only this engine of the plan')
+    .option('--allow-inferred', 'include registers whose facts are inferred')
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', SHOW_HELP)
+    .action((file: string, opts: CommonOptions) => show(ctx, file, opts));
+
+  deviceOptions(
+    qos
+      .command('apply')
+      .description('program a plan: one write per register, reads only where needed')
+      .argument('<plan>', 'QoS plan (JSON)'),
+  )
+    .option('--dry-run', 'compute and print the writes; write nothing (device mapped read-only)')
+    .option('--verify', 'read every written register back (exit 1 when one differs)')
+    .option('--strict', 'treat warnings (arbiters left in round robin, left-out HP bits) as errors')
+    .addHelpText('after', APPLY_HELP)
+    .action((file: string, opts: ApplyOptions) => apply(ctx, file, opts));
+
+  deviceOptions(
+    qos
+      .command('diff')
+      .description('compare a device with a plan, field by field (writes nothing)')
+      .argument('<plan>', 'QoS plan (JSON)'),
+  )
+    .addHelpText('after', DIFF_HELP)
+    .action((file: string, opts: DeviceOptions) => diff(ctx, file, opts));
+}
