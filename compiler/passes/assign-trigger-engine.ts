@@ -138,6 +138,7 @@ export const assignTriggerEngine: Pass = {
     let assignedToProducer = 0;
     let noEarlierWriter = 0;
     let visited = 0;
+    let engineSet = 0; // CheckLimitIOQueues: distinct engines of HWDGE DMAs, as a bit set
     for (const f of m.functions) {
       for (const bb of f.blocks) {
         gen++;
@@ -159,6 +160,8 @@ export const assignTriggerEngine: Pass = {
                 }
               }
             }
+            // CheckLimitIOQueues, fused into this walk: I's engine is final once I was visited
+            if (I.dgeType === DGEType.HWDGE) engineSet |= 1 << I.engine;
           }
           // record I as the latest writer of what it writes (after I itself was handled)
           if (I.dst !== null) {
@@ -180,10 +183,6 @@ export const assignTriggerEngine: Pass = {
     );
 
     // Stage 4: IO-queue limiting
-    let engineSet = 0; // CheckLimitIOQueues: distinct engines of HWDGE DMAs, as a bit set
-    for (const I of m.instrs) {
-      if (isDMAFamily(I.op) && I.dgeType === DGEType.HWDGE) engineSet |= 1 << I.engine;
-    }
     let hwdgeEngines = 0;
     for (let b = engineSet; b !== 0; b &= b - 1) hwdgeEngines++;
     const limit = m.options.limitIoQueues || hwdgeEngines > 1;

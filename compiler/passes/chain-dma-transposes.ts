@@ -9,7 +9,7 @@
  *    EdgeKind Ordered edges: a transpose waits for the collective / push latched since the previous
  *    transpose; a collective / push waits for the last transpose.
  */
-import { EdgeKind } from '../ir/enums.ts';
+import { EdgeKind, TransposeKind } from '../ir/enums.ts';
 import type { Block, Instr } from '../ir/module.ts';
 import {
   isDMAFamily,
@@ -29,17 +29,23 @@ export interface XbarCounters {
   skippedBlocks: number;
 }
 
-/** chainXbarTransposeAndRemoteDMA(bb): the one-pass latch scan. */
+/**
+ * chainXbarTransposeAndRemoteDMA(bb): the one-pass latch scan. `hasXbar` says whether the block
+ * has an xbar transpose (the caller knows it from its own walk; null to look).
+ */
 export function chainXbarTransposeAndRemoteDMA(
   bb: Block,
   c: XbarCounters,
   notes: string[] | null,
+  hasXbar: boolean | null = null,
 ): void {
-  let any = false;
-  for (const I of bb.instrs) {
-    if (isXbarTransposeDMA(I)) {
-      any = true;
-      break;
+  let any = hasXbar ?? false;
+  if (hasXbar === null) {
+    for (const I of bb.instrs) {
+      if (isXbarTransposeDMA(I)) {
+        any = true;
+        break;
+      }
     }
   }
   if (!any) {
@@ -117,9 +123,11 @@ export const chainDmaTransposes: Pass = {
     for (const f of m.functions) {
       for (const bb of f.blocks) {
         gen++;
+        let hasXbar = false;
         for (const I of bb.instrs) {
           if (!isDMAFamily(I.op) || !isTransposeDMA(I)) continue;
           transposes++;
+          if (I.transpose === TransposeKind.xbar) hasXbar = true;
           const q = I.queue;
           if (q === null) continue;
           if (queueGen[q.index] === gen) {
@@ -130,7 +138,12 @@ export const chainDmaTransposes: Pass = {
           queueGen[q.index] = gen;
         }
         if (xbar)
-          chainXbarTransposeAndRemoteDMA(bb, xc, ctx.notes.length < 1000 ? ctx.notes : null);
+          chainXbarTransposeAndRemoteDMA(
+            bb,
+            xc,
+            ctx.notes.length < 1000 ? ctx.notes : null,
+            hasXbar,
+          );
       }
     }
     Object.assign(ctx.counters, {
