@@ -9,15 +9,7 @@
  * engine has consumed its last RX descriptor.
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
-import {
-  BD_MAX_LEN,
-  BD_SIZE,
-  META_CTRL_PLAIN_COPY,
-  encodeRx,
-  encodeTx,
-  type RxFields,
-  type TxFields,
-} from '../../csr/formats/bd.ts';
+import { BD_MAX_LEN, BD_SIZE, LEN_CTRL, putRx, putTx } from '../../csr/formats/bd.ts';
 import type { MemoryIO } from '../../csr/io.ts';
 import type { EngineIO } from './engine-io.ts';
 import type { HalfQueueRegs, QueueRegs } from './queue-regs.ts';
@@ -94,25 +86,6 @@ export class UdmaQueue {
   private readonly sizes: Float64Array;
   private fifoHead = 0;
   private fifoCount = 0;
-  // Reused encoder inputs (no allocation per descriptor).
-  private readonly txf: TxFields = {
-    len: 1,
-    ring_id: 1,
-    first: true,
-    last: true,
-    dmb: false,
-    int_en: false,
-    buf_ptr: 0,
-    meta_ctrl: META_CTRL_PLAIN_COPY,
-  };
-  private readonly rxf: RxFields = {
-    len: 1,
-    ring_id: 1,
-    first: false,
-    last: false,
-    int_en: false,
-    buf1_ptr: 0,
-  };
   private pausedFlag = false;
   // Counters.
   private submitted = 0;
@@ -381,39 +354,32 @@ export class UdmaQueue {
   ): void {
     const tx = this.tx;
     const rx = this.rx;
-    const txf = this.txf;
-    const rxf = this.rxf;
     const txw = tx.words;
     const rxw = rx.words;
+    // Each chunk is one packet: TX first | last (dmb on the copy's first chunk when asked);
+    // RX carries int_en on the copy's last chunk when asked.
+    const txFlags = LEN_CTRL.FIRST | LEN_CTRL.LAST;
     let off = 0;
-    let first = true;
     while (off < bytes) {
       const len = Math.min(BD_MAX_LEN, bytes - off);
-      txf.len = len;
-      txf.ring_id = tx.ringId;
-      txf.dmb = barrier && first;
-      txf.buf_ptr = src + off;
-      rxf.len = len;
-      rxf.ring_id = rx.ringId;
-      rxf.int_en = interrupt && off + len === bytes;
-      rxf.buf1_ptr = dst + off;
+      const tf = off === 0 && barrier ? txFlags | LEN_CTRL.DMB : txFlags;
+      const rf = interrupt && off + len === bytes ? LEN_CTRL.INT_EN : 0;
       if (txw !== null) {
-        encodeTx(txw, tx.tail * BD_SIZE, txf);
+        putTx(txw, tx.tail * BD_SIZE, len, tx.ringId, tf, src + off);
       } else {
-        encodeTx(tx.scratchBuffer, 0, txf);
+        putTx(tx.scratchBuffer, 0, len, tx.ringId, tf, src + off);
         tx.flushScratch(tx.tail);
       }
       if (rxw !== null) {
-        encodeRx(rxw, rx.tail * BD_SIZE, rxf);
+        putRx(rxw, rx.tail * BD_SIZE, len, rx.ringId, rf, dst + off);
       } else {
-        encodeRx(rx.scratchBuffer, 0, rxf);
+        putRx(rx.scratchBuffer, 0, len, rx.ringId, rf, dst + off);
         rx.flushScratch(rx.tail);
       }
       tx.advance();
       rx.advance();
       this.descs++;
       off += len;
-      first = false;
     }
     let slot = this.fifoHead + this.fifoCount;
     if (slot >= this.ends.length) slot -= this.ends.length;

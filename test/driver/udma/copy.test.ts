@@ -6,6 +6,7 @@ import {
   decodeTx,
   readBdWords,
 } from '../../../csr/formats/bd.ts';
+import { UdmaEngine } from '../../../driver/udma/index.ts';
 import { expectCode, expectReject, pattern, readMem, rig, rings, same } from './helpers.ts';
 
 const SRC = 0x0100_0000;
@@ -82,6 +83,30 @@ describe('copy: paired TX/RX descriptors in chunks of at most 64 KiB', () => {
     dev.runUntilIdle();
     eng.poll();
     expect(dev.udma(0).queueStats(1).s2m.interrupts).toBe(1);
+  });
+
+  it('memory without a live view: descriptors go through MemoryIO.write, same result', async () => {
+    const { dev } = rig({ autoRun: 'none' }, {}, false);
+    const memory = {
+      read: (a: number, d: Uint8Array) => dev.memory.read(a, d),
+      write: (a: number, s: Uint8Array) => dev.memory.write(a, s),
+      isMapped: (a: number, n: number) => dev.memory.isMapped(a, n),
+    };
+    const plain = Object.assign(Object.create(dev) as typeof dev, { memory });
+    const eng = new UdmaEngine(plain, 0);
+    eng.bringUp();
+    const q = eng.initQueue(0, rings(0, 32));
+    expect(q.tx.words).toBeNull();
+    const data = pattern(200000, 5);
+    dev.memory.write(SRC, data);
+    eng.copy(SRC, DST, data.length, { queue: 0, barrier: true });
+    expect(decodeTx(ringBytes(dev, rings(0).tx.base, 1), 0)).toMatchObject({
+      len: 65536,
+      dmb: true,
+      ring_id: 1,
+    });
+    await eng.waitIdle();
+    expect(same(readMem(dev, DST, data.length), data)).toBe(true);
   });
 
   it('ring wrap: ring ids advance and every copy lands', async () => {
