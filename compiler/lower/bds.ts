@@ -1,0 +1,128 @@
+/**
+ * Pieces -> 16-byte ring descriptors (UDMA-FACTS.md "The 16-byte descriptor", "Memory-to-memory
+ * copy"): each piece is one TX descriptor on the M2S ring (reading the source) and one RX
+ * descriptor on the S2M ring of the same queue (writing the destination), with the same length.
+ * The pieces of one descriptor program form packets of at most `maxPerPacket` descriptors: FIRST on
+ * a packet's first descriptor, LAST on its last (both on a one-descriptor packet), on both rings.
+ * Every descriptor carries the ring id of the lap it is written on; the ring id advances (mod 4)
+ * when the producer wraps.
+ *
+ * The writer encodes with `putTx` / `putRx` of csr/formats/bd.ts (the one home of the BD layout)
+ * straight into the rings' memory. It allocates nothing per descriptor.
+ */
+import { NxdmaError } from '../../common/errors.ts';
+import { BD_SIZE, LEN_CTRL, META_CTRL_PLAIN_COPY, putRx, putTx } from '../../csr/formats/bd.ts';
+import type { PieceSink } from './expand.ts';
+
+const FIRST = LEN_CTRL.FIRST;
+const LAST = LEN_CTRL.LAST;
+
+/** One ring as the writer sees it: a word view (or a fallback store) and the producer position. */
+export interface RingCursor {
+  /** Word view of the whole ring, or null (then `store` is called per descriptor). */
+  words: Uint32Array | null;
+  /** Ring size in descriptors. */
+  size: number;
+  /** Next free slot. */
+  tail: number;
+  /** Ring id of the current lap. */
+  ringId: number;
+  /** Fallback: writes the 16 bytes of `slot`. */
+  store?: (slot: number, bytes: Uint8Array) => void;
+}
+
+/** Writes the TX / RX descriptor pairs of pieces into two rings. */
+export class BdWriter implements PieceSink {
+  readonly maxPerPacket: number;
+  tx: RingCursor;
+  rx: RingCursor;
+  /** Descriptor pairs written since construction. */
+  written = 0;
+  /** Packets closed since construction. */
+  packets = 0;
+  private k = 0;
+  private total = 0;
+  private readonly scratch = new Uint32Array(4);
+  private readonly scratchBytes = new Uint8Array(this.scratch.buffer);
+
+  constructor(tx: RingCursor, rx: RingCursor, maxPerPacket: number) {
+    if (!Number.isInteger(maxPerPacket) || maxPerPacket < 1) {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        `maxPerPacket ${String(maxPerPacket)} is not a positive integer`,
+        {
+          where: 'BdWriter.maxPerPacket',
+          expected: 'an integer >= 1',
+          actual: maxPerPacket,
+        },
+      );
+    }
+    this.tx = tx;
+    this.rx = rx;
+    this.maxPerPacket = maxPerPacket;
+  }
+
+  /** Starts a descriptor program of `total` pieces (the count decides where the last packet ends). */
+  begin(total: number): void {
+    this.k = 0;
+    this.total = total;
+  }
+
+  piece(src: number, dst: number, len: number): void {
+    const k = this.k;
+    const pos = k % this.maxPerPacket;
+    let flags = pos === 0 ? FIRST : 0;
+    if (pos === this.maxPerPacket - 1 || k === this.total - 1) {
+      flags |= LAST;
+      this.packets++;
+    }
+    const tx = this.tx;
+    const rx = this.rx;
+    if (tx.words !== null) {
+      putTx(tx.words, tx.tail * BD_SIZE, len, tx.ringId, flags, src, META_CTRL_PLAIN_COPY);
+    } else {
+      putTx(this.scratch, 0, len, tx.ringId, flags, src, META_CTRL_PLAIN_COPY);
+      tx.store!(tx.tail, this.scratchBytes);
+    }
+    if (rx.words !== null) {
+      putRx(rx.words, rx.tail * BD_SIZE, len, rx.ringId, flags, dst, 0);
+    } else {
+      putRx(this.scratch, 0, len, rx.ringId, flags, dst, 0);
+      rx.store!(rx.tail, this.scratchBytes);
+    }
+    if (++tx.tail === tx.size) {
+      tx.tail = 0;
+      tx.ringId = (tx.ringId + 1) & 3;
+    }
+    if (++rx.tail === rx.size) {
+      rx.tail = 0;
+      rx.ringId = (rx.ringId + 1) & 3;
+    }
+    this.k = k + 1;
+    this.written++;
+  }
+
+  /**
+   * Ends the descriptor program: the DescriptorStream guard (seed 004 §5.5, "DescriptorStream
+   * wrote %d descriptors, expected %d").
+   */
+  end(): void {
+    if (this.k !== this.total) {
+      throw new NxdmaError(
+        'LOWER_ERROR',
+        `DescriptorStream wrote ${this.k} descriptors, expected ${this.total}`,
+        { where: 'DescriptorStream', expected: `${this.total} descriptors`, actual: this.k },
+      );
+    }
+  }
+}
+
+/** A ring cursor over a fresh buffer of `size` descriptors (tests, dry runs). */
+export function bufferCursor(size: number, ringId = 1): RingCursor {
+  return {
+    words: new Uint32Array(Math.max(1, size) * 4),
+    size: Math.max(1, size),
+    tail: 0,
+    ringId,
+  };
+}

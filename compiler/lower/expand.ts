@@ -1,0 +1,382 @@
+/**
+ * The 64-byte -> 16-byte expansion (seed 004 §5.4): each DGE descriptor (and each host-built
+ * transfer of a DGEType None DMA) becomes a stream of pieces `(src, dst, len)`, one TX and one RX
+ * ring descriptor each. A piece is a byte range contiguous on both sides and at most 64 KiB long:
+ * the common refinement of the source's and the destination's contiguous runs, in the walk order
+ * of the descriptor. bds.ts turns pieces into 16-byte BDs.
+ *
+ * The semantics of each descriptor kind are those of docs/descriptors.md; `walkOf` is the one
+ * place that reads them, the expander below the one place that walks them.
+ */
+import { NxdmaError, hex } from '../../common/errors.ts';
+import { BD_MAX_LEN } from '../../csr/formats/bd.ts';
+import { IndirectSide, type DgeDescriptor } from '../../csr/formats/dge-desc.ts';
+
+/** An affine transfer: two independent nests (innermost dim first) of equal element totals. */
+export interface AffineWalk {
+  type: 'affine';
+  elemSize: number;
+  srcAddr: number;
+  dstAddr: number;
+  srcNum: readonly number[];
+  srcStep: readonly number[];
+  dstNum: readonly number[];
+  dstStep: readonly number[];
+}
+
+/**
+ * An indexed row copy (INDIRECT1D): for i < numIdx, r = idx[i]: GATHER copies the row at
+ * src + r * srcStep to dst + i * dstStep; SCATTER the row at src + i * srcStep to dst + r * dstStep.
+ */
+export interface IndirectWalk {
+  type: 'indirect';
+  elemSize: number;
+  side: IndirectSide;
+  srcAddr: number;
+  dstAddr: number;
+  idxAddr: number;
+  numIdx: number;
+  rowElems: number;
+  srcStep: number;
+  dstStep: number;
+  /** Every index must be below this (0: unchecked). */
+  idxLimit: number;
+}
+
+/** A gather transpose (GATHER_XPOSE): G[i][j] = row idx[i] element j lands at dst + (j * dstStep + i). */
+export interface GatherXposeWalk {
+  type: 'gather_xpose';
+  elemSize: number;
+  srcAddr: number;
+  dstAddr: number;
+  idxAddr: number;
+  numIdx: number;
+  rowElems: number;
+  srcStep: number;
+  dstStep: number;
+  idxLimit: number;
+}
+
+export type Walk = AffineWalk | IndirectWalk | GatherXposeWalk;
+
+/** Reads `count` u32 indices at device address `addr` (the DGE reads its index tensor at run time). */
+export type IndexReader = (addr: number, count: number) => ArrayLike<number>;
+
+/** Receives the pieces of a walk in order. */
+export interface PieceSink {
+  piece(src: number, dst: number, len: number): void;
+}
+
+/**
+ * The walk a 64-byte descriptor describes (docs/descriptors.md):
+ *  - DIRECT2D: both sides walked as `[inner, outer]` nests;
+ *  - DIRECT2D_XPOSE: the source is a src_num_elem[1] x src_num_elem[0] matrix; element (r, c)
+ *    lands at destination (row c, column r). nxdma walks it column by column (c outermost), which
+ *    visits the destination in its own row order;
+ *  - INDIRECT1D / GATHER_XPOSE: indexed rows.
+ */
+export function walkOf(d: DgeDescriptor): Walk {
+  switch (d.kind) {
+    case 'DIRECT2D':
+      return {
+        type: 'affine',
+        elemSize: d.elem_size,
+        srcAddr: d.src_addr,
+        dstAddr: d.dst_addr,
+        srcNum: [d.src_num_elem[0], d.src_num_elem[1]],
+        srcStep: [d.src_step_elem[0], d.src_step_elem[1]],
+        dstNum: [d.dst_num_elem[0], d.dst_num_elem[1]],
+        dstStep: [d.dst_step_elem[0], d.dst_step_elem[1]],
+      };
+    case 'DIRECT2D_XPOSE':
+      // r inner (src rows: step[1]), c outer (src columns: step[0]); dst (row c, col r) =
+      // r * dst_step[0] + c * dst_step[1]
+      return {
+        type: 'affine',
+        elemSize: d.elem_size,
+        srcAddr: d.src_addr,
+        dstAddr: d.dst_addr,
+        srcNum: [d.src_num_elem[1], d.src_num_elem[0]],
+        srcStep: [d.src_step_elem[1], d.src_step_elem[0]],
+        dstNum: [d.dst_num_elem[0], d.dst_num_elem[1]],
+        dstStep: [d.dst_step_elem[0], d.dst_step_elem[1]],
+      };
+    case 'INDIRECT1D':
+      return {
+        type: 'indirect',
+        elemSize: d.elem_size,
+        side: d.indirect_side as IndirectSide,
+        srcAddr: d.src_addr,
+        dstAddr: d.dst_addr,
+        idxAddr: d.idx_addr,
+        numIdx: d.num_idx,
+        rowElems: d.row_num_elem,
+        srcStep: d.src_step_elem,
+        dstStep: d.dst_step_elem,
+        idxLimit: d.idx_limit,
+      };
+    case 'GATHER_XPOSE':
+      return {
+        type: 'gather_xpose',
+        elemSize: d.elem_size,
+        srcAddr: d.src_addr,
+        dstAddr: d.dst_addr,
+        idxAddr: d.idx_addr,
+        numIdx: d.num_idx,
+        rowElems: d.row_num_elem,
+        srcStep: d.src_step_elem,
+        dstStep: d.dst_step_elem,
+        idxLimit: d.idx_limit,
+      };
+  }
+}
+
+/** Elements a walk moves. */
+export function walkElements(w: Walk): number {
+  if (w.type !== 'affine') return w.numIdx * w.rowElems;
+  let n = 1;
+  for (const v of w.srcNum) n *= v;
+  return n;
+}
+
+function product(a: readonly number[]): number {
+  let n = 1;
+  for (const v of a) n *= v;
+  return n;
+}
+
+/**
+ * Pieces of an affine walk. Each side is a sequence of runs: the innermost dim when its step is 1
+ * (num elements), else single elements; the pieces are the common refinement of the two run
+ * sequences, cut at 64 KiB. No allocation per piece.
+ */
+function expandAffine(w: AffineWalk, sink: PieceSink | null): number {
+  const es = w.elemSize;
+  const sN = w.srcNum;
+  const sS = w.srcStep;
+  const dN = w.dstNum;
+  const dS = w.dstStep;
+  const total = product(sN) * es;
+  if (product(dN) * es !== total) {
+    throw new NxdmaError(
+      'LOWER_ERROR',
+      `walk moves ${total} source bytes and ${product(dN) * es} destination bytes`,
+      { where: 'expand', expected: 'equal byte counts', actual: product(dN) * es },
+    );
+  }
+  const s0 = sN.length > 0 && sS[0] === 1 ? 1 : 0;
+  const d0 = dN.length > 0 && dS[0] === 1 ? 1 : 0;
+  const sRun = (s0 === 1 ? sN[0] : 1) * es;
+  const dRun = (d0 === 1 ? dN[0] : 1) * es;
+  // fast path: both sides one run
+  if (sRun === total && dRun === total) {
+    let n = 0;
+    for (let off = 0; off < total; off += BD_MAX_LEN) {
+      if (sink !== null)
+        sink.piece(w.srcAddr + off, w.dstAddr + off, Math.min(BD_MAX_LEN, total - off));
+      n++;
+    }
+    return n;
+  }
+  const sDepth = sN.length - s0;
+  const dDepth = dN.length - d0;
+  const sCnt = new Array<number>(sDepth).fill(0);
+  const dCnt = new Array<number>(dDepth).fill(0);
+  let sStart = w.srcAddr;
+  let dStart = w.dstAddr;
+  let sAddr = sStart;
+  let dAddr = dStart;
+  let sLeft = sRun;
+  let dLeft = dRun;
+  let n = 0;
+  for (;;) {
+    let len = sLeft < dLeft ? sLeft : dLeft;
+    if (len > BD_MAX_LEN) len = BD_MAX_LEN;
+    if (sink !== null) sink.piece(sAddr, dAddr, len);
+    n++;
+    sAddr += len;
+    dAddr += len;
+    sLeft -= len;
+    dLeft -= len;
+    if (sLeft === 0) {
+      // next source run
+      let k = 0;
+      for (; k < sDepth; k++) {
+        const step = sS[s0 + k] * es;
+        if (++sCnt[k] < sN[s0 + k]) {
+          sStart += step;
+          break;
+        }
+        sStart -= step * (sN[s0 + k] - 1);
+        sCnt[k] = 0;
+      }
+      if (k === sDepth) break; // source done (the destination is done with it: equal totals)
+      sAddr = sStart;
+      sLeft = sRun;
+    }
+    if (dLeft === 0) {
+      let k = 0;
+      for (; k < dDepth; k++) {
+        const step = dS[d0 + k] * es;
+        if (++dCnt[k] < dN[d0 + k]) {
+          dStart += step;
+          break;
+        }
+        dStart -= step * (dN[d0 + k] - 1);
+        dCnt[k] = 0;
+      }
+      dAddr = dStart;
+      dLeft = dRun;
+    }
+  }
+  return n;
+}
+
+function checkIndex(w: IndirectWalk | GatherXposeWalk, i: number, r: number): void {
+  if (!Number.isInteger(r) || r < 0 || (w.idxLimit !== 0 && r >= w.idxLimit)) {
+    throw new NxdmaError(
+      'DESCRIPTOR_INVALID',
+      `index ${i} at ${hex(w.idxAddr + 4 * i)} is ${String(r)}, outside 0..${w.idxLimit === 0 ? 'any' : w.idxLimit - 1} (idx_limit)`,
+      { where: `idx[${i}]`, expected: `an index below idx_limit ${w.idxLimit}`, actual: r },
+    );
+  }
+}
+
+function expandIndirect(w: IndirectWalk, sink: PieceSink | null, idx: IndexReader | null): number {
+  const es = w.elemSize;
+  const row = w.rowElems * es;
+  const per = Math.ceil(row / BD_MAX_LEN);
+  if (sink === null) return w.numIdx * per;
+  if (idx === null) {
+    throw new NxdmaError('LOWER_ERROR', 'an indirect descriptor needs its index tensor to expand', {
+      where: 'expand',
+      expected: 'an index reader',
+      actual: null,
+    });
+  }
+  const ix = idx(w.idxAddr, w.numIdx);
+  const gather = w.side === IndirectSide.GATHER;
+  let n = 0;
+  for (let i = 0; i < w.numIdx; i++) {
+    const r = ix[i];
+    checkIndex(w, i, r);
+    const s = w.srcAddr + (gather ? r : i) * w.srcStep * es;
+    const d = w.dstAddr + (gather ? i : r) * w.dstStep * es;
+    for (let off = 0; off < row; off += BD_MAX_LEN) {
+      sink.piece(s + off, d + off, Math.min(BD_MAX_LEN, row - off));
+      n++;
+    }
+  }
+  return n;
+}
+
+function expandGatherXpose(
+  w: GatherXposeWalk,
+  sink: PieceSink | null,
+  idx: IndexReader | null,
+): number {
+  const es = w.elemSize;
+  if (sink === null) return w.numIdx * w.rowElems;
+  if (idx === null) {
+    throw new NxdmaError('LOWER_ERROR', 'a gather transpose needs its index tensor to expand', {
+      where: 'expand',
+      expected: 'an index reader',
+      actual: null,
+    });
+  }
+  const ix = idx(w.idxAddr, w.numIdx);
+  let n = 0;
+  for (let i = 0; i < w.numIdx; i++) {
+    const r = ix[i];
+    checkIndex(w, i, r);
+    const s = w.srcAddr + r * w.srcStep * es;
+    for (let j = 0; j < w.rowElems; j++) {
+      sink.piece(s + j * es, w.dstAddr + (j * w.dstStep + i) * es, es);
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * Expands a walk into pieces (sink null: counts them). Returns the number of pieces. Index tensors
+ * are read through `idx` (needed only when there is a sink: the count does not depend on them).
+ */
+export function expandWalk(
+  w: Walk,
+  sink: PieceSink | null,
+  idx: IndexReader | null = null,
+): number {
+  switch (w.type) {
+    case 'affine':
+      return expandAffine(w, sink);
+    case 'indirect':
+      return expandIndirect(w, sink, idx);
+    case 'gather_xpose':
+      return expandGatherXpose(w, sink, idx);
+  }
+}
+
+/** Number of pieces (TX / RX descriptor pairs) a walk expands into. */
+export function countPieces(w: Walk): number {
+  return expandWalk(w, null);
+}
+
+/**
+ * Byte ranges a walk can touch, [srcLo, srcHi) and [dstLo, dstHi), for index values in
+ * [idxMin, idxMax] (ignored by affine walks).
+ */
+export function walkRanges(w: Walk, idxMin = 0, idxMax = 0): [number, number, number, number] {
+  const es = w.elemSize;
+  if (w.type === 'affine') {
+    const [sl, sh] = nestRange(w.srcNum, w.srcStep);
+    const [dl, dh] = nestRange(w.dstNum, w.dstStep);
+    return [
+      w.srcAddr + sl * es,
+      w.srcAddr + (sh + 1) * es,
+      w.dstAddr + dl * es,
+      w.dstAddr + (dh + 1) * es,
+    ];
+  }
+  const rowSpan = (w.type === 'indirect' ? w.rowElems : w.rowElems) - 1;
+  const idxSide = (step: number): [number, number] => {
+    const a = idxMin * step;
+    const b = idxMax * step;
+    return [Math.min(a, b), Math.max(a, b)];
+  };
+  const seqSide = (step: number): [number, number] => {
+    const a = (w.numIdx - 1) * step;
+    return [Math.min(0, a), Math.max(0, a)];
+  };
+  if (w.type === 'indirect') {
+    const gather = w.side === IndirectSide.GATHER;
+    const [sl, sh] = gather ? idxSide(w.srcStep) : seqSide(w.srcStep);
+    const [dl, dh] = gather ? seqSide(w.dstStep) : idxSide(w.dstStep);
+    return [
+      w.srcAddr + sl * es,
+      w.srcAddr + (sh + rowSpan + 1) * es,
+      w.dstAddr + dl * es,
+      w.dstAddr + (dh + rowSpan + 1) * es,
+    ];
+  }
+  const [sl, sh] = idxSide(w.srcStep);
+  const [dl, dh] = nestRange([w.numIdx, w.rowElems], [1, w.dstStep]);
+  return [
+    w.srcAddr + sl * es,
+    w.srcAddr + (sh + rowSpan + 1) * es,
+    w.dstAddr + dl * es,
+    w.dstAddr + (dh + 1) * es,
+  ];
+}
+
+/** Smallest and largest element offset of a nest. */
+export function nestRange(nums: readonly number[], steps: readonly number[]): [number, number] {
+  let lo = 0;
+  let hi = 0;
+  for (let k = 0; k < nums.length; k++) {
+    const span = steps[k] * (nums[k] - 1);
+    if (span < 0) lo += span;
+    else hi += span;
+  }
+  return [lo, hi];
+}

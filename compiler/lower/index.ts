@@ -1,0 +1,67 @@
+/**
+ * nxdma lowering: bound IR -> dge_shape, micro-op streams, 64-byte DGE descriptors and 16-byte
+ * ring descriptors (seed 004 Part 1). docs/lowering.md describes it.
+ *
+ *   const low = lower(compileProgram(json).module);
+ *   for (const q of low.queues) for (const d of q.dmas) d.streams, d.walks, d.descriptors
+ */
+export {
+  lower,
+  DEFAULT_CARVEOUT_DESCRIPTORS,
+  DEFAULT_MAX_DESC_PER_PACKET,
+  DEFAULT_MAX_NESTS,
+  DEFAULT_RING_SIZE,
+  type LowerOptions,
+  type LoweredBlock,
+  type LoweredDma,
+  type LoweredProgram,
+  type LoweredQueue,
+  type LoweredStream,
+} from './lower.ts';
+export {
+  BACKENDS,
+  BACKEND_AVAILABILITY,
+  BACKEND_DIMS,
+  availabilityFor,
+  hasRegwrite,
+  selectBackend,
+  type Backend,
+  type BackendAvailability,
+} from './backend.ts';
+export {
+  DGE_SHAPE_DEPTH,
+  MAX_DIM_NUM,
+  apShape,
+  buildNest,
+  canonicalize,
+  depthOf,
+  dgeShapeOf,
+  splitNest,
+  splitOuter,
+  type DgeShape,
+  type Nest,
+  type NestLimits,
+  type SideShape,
+} from './shape.ts';
+export {
+  MEMCOPY_DMA_CFG,
+  MEMCOPY_DMA_CFG_OFFSET,
+  indirectMicroOps,
+  nestDescriptors,
+  nestMicroOps,
+  type EmitContext,
+} from './emit.ts';
+export {
+  countPieces,
+  expandWalk,
+  walkElements,
+  walkOf,
+  walkRanges,
+  type AffineWalk,
+  type GatherXposeWalk,
+  type IndexReader,
+  type IndirectWalk,
+  type PieceSink,
+  type Walk,
+} from './expand.ts';
+export { BdWriter, bufferCursor, type RingCursor } from './bds.ts';
