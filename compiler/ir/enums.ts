@@ -66,21 +66,14 @@ export const COMPUTE_OPS = [
 ] as const;
 export type ComputeOpName = (typeof COMPUTE_OPS)[number];
 
-/** The DMA opcodes a program may contain (the DMA family, seed 000 D-D01). */
-export const DMA_OPS = [
-  'DMA',
-  'Load',
-  'Save',
-  'DMACopy',
-  'AbstractCopy',
-  'GenericLoad',
-  'GenericSave',
-  'IndirectLoad',
-  'IndirectSave',
-  'CollectiveDMA',
-  'DMATrigger',
-] as const;
-export type DmaOpName = (typeof DMA_OPS)[number];
+/**
+ * The names of the DMA opcodes (a type only: the DMA family itself is decided in one place,
+ * isDMAFamily in predicates.ts, and the runtime list DMA_OPS is derived from it there).
+ */
+export type DmaOpName = Exclude<
+  InstructionTypeName,
+  ComputeOpName | 'CollectiveCompute' | 'SwitchQueueInstance' | 'ResetQueueInstance'
+>;
 
 /** bir::EngineType (seed 000): the compute engine that triggers / owns an instruction. */
 export const EngineType = {

@@ -6,8 +6,10 @@
 import type { Instr } from './module.ts';
 import {
   DGEType,
+  type DmaOpName,
   EngineType,
   InstructionType,
+  type InstructionTypeName,
   MemoryType,
   TensorKind,
   TransposeKind,
@@ -60,6 +62,11 @@ export function isIODMA(inst: Instr): boolean {
     isTensorKindInput(s) || isTensorKindOutput(s) || isTensorKindInput(d) || isTensorKindOutput(d)
   );
 }
+
+/** The DMA opcodes by name (derived from isDMAFamily): what a program may use as a DMA `op`. */
+export const DMA_OPS = (Object.keys(InstructionType) as InstructionTypeName[]).filter((k) =>
+  isDMAFamily(InstructionType[k]),
+) as [DmaOpName, ...DmaOpName[]];
 
 /** Spill / reload DMA: an endpoint is a spill slot. */
 export function isSRDMA(inst: Instr): boolean {

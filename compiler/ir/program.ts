@@ -13,7 +13,6 @@ import { DMA_QOS_CLASS_NAMES } from '../../csr/formats/qos-class.ts';
 import {
   ArchLevel,
   COMPUTE_OPS,
-  DMA_OPS,
   DTYPE_NAMES,
   type DGELevelName,
   type DGETypeName,
@@ -22,6 +21,7 @@ import {
   type EngineTypeName,
   type TensorKindName,
 } from './enums.ts';
+import { DMA_OPS } from './predicates.ts';
 
 export const PROGRAM_FORMAT = 'nxdma.program/1';
 

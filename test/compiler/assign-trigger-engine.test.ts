@@ -225,17 +225,19 @@ describe('assign_trigger_engine', () => {
     const m = b.build();
     const { idOf } = assignIdsAndCcLocs(m);
     idOf[inst(m, 'w').id] = -1;
-    const errs: string[] = [];
+    const errs: unknown[] = [];
     expect(
       latestWriterBefore(
         inst(m, 'sv'),
         [inst(m, 'w')],
         idOf,
         m,
-        (c, _i, msg) => void errs.push(`${c}: ${msg}`),
+        (c, i, msg) => void errs.push([c, i, msg]),
       ),
     ).toBeNull();
-    expect(errs).toEqual(['WRITER_WITHOUT_ID: #0 (w) has not assigned ID yet']);
+    expect(errs).toEqual([
+      ['WRITER_WITHOUT_ID', inst(m, 'sv').id, '#0 (w) has not assigned ID yet'],
+    ]);
   });
 
   it('the per-block last-writer walk selects the same producer as the seed getWritersFromBB scan', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CompileErrorCode } from '../../compiler/errors.ts';
+import { AccessPattern } from '../../compiler/ir/access-pattern.ts';
 import type { DmaArgs } from '../../compiler/ir/builder.ts';
 import { DGEType, dgeSetNames, type ArchLevel, type DmaOpName } from '../../compiler/ir/enums.ts';
 import type { ProgramOptionsInput } from '../../compiler/ir/program.ts';
@@ -143,6 +144,28 @@ describe('getDGEInstructionType', () => {
       ['DYNAMIC_OFFSET_NOT_ENABLED'],
     ]);
     expect(route(d, { options: { dgeLevels: ['vector_dynamic_offsets'] } })[0]).toBe('SWDGE');
+  });
+
+  it('DGE should be of type Scalar or Vector: a dynamic AP with neither offset flavour', () => {
+    // unreachable through the program format (a dynamic offset names its flavour); a dynamic AP
+    // of another kind (e.g. a run-time size) would reach it
+    const b = fixture(30, { dgeLevels: ALL });
+    b.function('main')
+      .block('e')
+      .load({ ...load(), name: 'd' });
+    const m = b.build();
+    const d = inst(m, 'd');
+    const src = d.src!;
+    class DynamicSizeAP extends AccessPattern {
+      override isDynamic(): boolean {
+        return true;
+      }
+    }
+    d.src = new DynamicSizeAP(src.tensor, src.offset, src.partStep, src.partNum, src.free);
+    const errs: string[] = [];
+    const r = getDGEInstructionType(d, m, true, true, (c) => void errs.push(c));
+    expect(errs).toEqual(['DYNAMIC_FLAVOUR_UNKNOWN']);
+    expect(routeFirst(r)).toBe(DGEType.None);
   });
 
   it('copy/cast arm: an IO copy that fits both routes is SWDGE (first present) with {SWDGE, HWDGE}', () => {

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CompileError } from '../../compiler/errors.ts';
+import { COMPILE_ERROR_CODES, CompileError } from '../../compiler/errors.ts';
 import { DGEType, EngineType } from '../../compiler/ir/enums.ts';
 import { isDMAFamily } from '../../compiler/ir/predicates.ts';
 import {
@@ -14,6 +14,23 @@ import { compileJson } from '../../compiler/report.ts';
 import { fixture, inst, load, save, thrown } from './helpers.ts';
 
 const EXAMPLES = new URL('../../examples/programs/', import.meta.url);
+
+describe('errors', () => {
+  it('every CompileError sub-code has a test that expects it', () => {
+    const dir = new URL('./', import.meta.url);
+    const text = readdirSync(dir)
+      .filter((f) => f.endsWith('.test.ts') && f !== 'pipeline.test.ts')
+      .map((f) => readFileSync(new URL(f, dir), 'utf8'))
+      .join('\n');
+    const own = readFileSync(new URL('pipeline.test.ts', dir), 'utf8').replace(
+      /describe\('errors'[\s\S]*?\n}\);/,
+      '',
+    );
+    for (const code of Object.keys(COMPILE_ERROR_CODES)) {
+      expect(text.includes(`'${code}'`) || own.includes(`'${code}'`), code).toBe(true);
+    }
+  });
+});
 
 describe('pipeline', () => {
   it("runs the passes in the seeds' order", () => {
