@@ -1,0 +1,175 @@
+/**
+ * The reference interpreter: what a program must leave in memory. It shares nothing with the
+ * lowering: it walks each DMA's two access patterns element by element, exactly as
+ * compiler/ir/access-pattern.ts defines them, and moves one element at a time.
+ *
+ * Semantics (docs/flow.md "what the interpreter models"):
+ * - execution order: functions in declaration order, their blocks in order, a loop body
+ *   `iterations` times, instructions in order;
+ * - a DMA visits, for p in 0..partNum-1 and each free index tuple (innermost fastest), the element
+ *   offset + scalar + p' * partStep + sum(i_k * step_k), where p' is p, or index[p] read (u32 or i32,
+ *   little-endian) from the index tensor in memory when the pattern has a vector offset or is
+ *   TensorIndirect; the n-th source element goes to the n-th destination element, one after the
+ *   other (read, then write);
+ * - same dtype: the element's bytes are copied; a different dtype converts the value; a
+ *   destination reduce (add, multiply, max, min) combines it with the destination's value;
+ * - compute instructions and collectives are opaque: they leave memory as it is (the flow runs
+ *   only DMAs, so both sides agree on what a program without them computes).
+ */
+import { NxdmaError, hex } from '../../common/errors.ts';
+import type { AccessPattern } from '../ir/access-pattern.ts';
+import { DstReduce } from '../ir/enums.ts';
+import type { Instr, Module } from '../ir/module.ts';
+import { isDMAFamily } from '../ir/predicates.ts';
+import { decodeElement, encodeElement, type ImageRegion, type MemoryImage } from './memory.ts';
+
+export interface InterpretResult {
+  /** The memory after the program (the input image, changed in place). */
+  image: MemoryImage;
+  /** Per region (same order as image.regions): 1 for every byte some DMA wrote. */
+  written: Uint8Array[];
+  /** DMAs executed (loop bodies counted per iteration). */
+  dmas: number;
+  /** Elements moved. */
+  elements: number;
+  /** Bytes written. */
+  bytes: number;
+}
+
+/**
+ * The byte address of every element an access pattern visits, in walk order, into `out`.
+ * Index values are read from `image` when the pattern has them.
+ */
+export function elementAddresses(ap: AccessPattern, image: MemoryImage, out: Float64Array): void {
+  const t = ap.tensor;
+  const es = t.elemSize;
+  const base = ap.offset + (ap.scalarOffset ? ap.scalarOffset.value : 0);
+  const idxT = ap.vectorOffset ? ap.vectorOffset.indexTensor : ap.indirect;
+  let idxRegion: ImageRegion | null = null;
+  if (idxT) idxRegion = image.region(idxT.address, ap.partNum * idxT.elemSize);
+  const free = ap.free;
+  const nFree = free.length >> 1;
+  const counters = new Array<number>(nFree).fill(0);
+  let n = 0;
+  for (let p = 0; p < ap.partNum; p++) {
+    let pc = p;
+    if (idxT && idxRegion) {
+      const off = idxT.address - idxRegion.base + p * idxT.elemSize;
+      pc = decodeElement(idxT.dtype, idxRegion.bytes, off);
+    }
+    const rowBase = base + pc * ap.partStep;
+    counters.fill(0);
+    for (;;) {
+      let e = rowBase;
+      for (let k = 0; k < nFree; k++) e += counters[k] * free[2 * k];
+      out[n++] = t.address + e * es;
+      // odometer: the last free dim is the innermost
+      let k = nFree - 1;
+      for (; k >= 0; k--) {
+        if (++counters[k] < free[2 * k + 1]) break;
+        counters[k] = 0;
+      }
+      if (k < 0) break;
+    }
+  }
+}
+
+function reduce(op: number, a: number, b: number): number {
+  switch (op) {
+    case DstReduce.add:
+      return a + b;
+    case DstReduce.multiply:
+      return a * b;
+    case DstReduce.max:
+      return Math.max(a, b);
+    case DstReduce.min:
+      return Math.min(a, b);
+    default:
+      return b;
+  }
+}
+
+/** Executes one DMA on the image, element by element. */
+export function interpretDma(
+  I: Instr,
+  image: MemoryImage,
+  written: Uint8Array[] | null,
+  scratch?: { src: Float64Array; dst: Float64Array },
+): number {
+  const src = I.src!;
+  const dst = I.dst!;
+  const n = src.numElements;
+  if (dst.numElements !== n) {
+    throw new NxdmaError(
+      'PROGRAM_INVALID',
+      `DMA #${I.id}: ${n} source and ${dst.numElements} destination elements`,
+      {
+        where: `#${I.id}`,
+        expected: 'equal element counts',
+        actual: dst.numElements,
+      },
+    );
+  }
+  const sa = scratch && scratch.src.length >= n ? scratch.src : new Float64Array(n);
+  const da = scratch && scratch.dst.length >= n ? scratch.dst : new Float64Array(n);
+  const st = src.tensor;
+  const dt = dst.tensor;
+  const ses = st.elemSize;
+  const des = dt.elemSize;
+  const sameType = st.dtype === dt.dtype;
+  const op = I.dstReduce;
+  // every element of a tensor lies in the tensor's region
+  const sr = image.region(st.address, st.byteSize);
+  const dr = image.region(dt.address, dt.byteSize);
+  const di = image.regions.indexOf(dr);
+  const mask = written ? written[di] : null;
+  const sb = sr.bytes;
+  const db = dr.bytes;
+  // addresses are computed per DMA, before it moves anything; index tensors are read-only
+  elementAddresses(src, image, sa);
+  elementAddresses(dst, image, da);
+  for (let i = 0; i < n; i++) {
+    const so = sa[i] - sr.base;
+    const dOff = da[i] - dr.base;
+    if (so < 0 || so + ses > sr.size || dOff < 0 || dOff + des > dr.size) {
+      throw new NxdmaError(
+        'OUT_OF_RANGE',
+        `DMA #${I.id} element ${i}: ${hex(so < 0 || so + ses > sr.size ? sa[i] : da[i])} leaves its region`,
+        { where: `#${I.id}`, expected: 'addresses inside the tensors', actual: i },
+      );
+    }
+    if (sameType && op === DstReduce.none) {
+      for (let b = 0; b < ses; b++) db[dOff + b] = sb[so + b];
+    } else {
+      const v = decodeElement(st.dtype, sb, so);
+      const out = op === DstReduce.none ? v : reduce(op, decodeElement(dt.dtype, db, dOff), v);
+      encodeElement(dt.dtype, out, db, dOff);
+    }
+    if (mask) for (let b = 0; b < des; b++) mask[dOff + b] = 1;
+  }
+  return n;
+}
+
+/** Runs every DMA of the program on `image` (changed in place). */
+export function interpret(m: Module, image: MemoryImage): InterpretResult {
+  const written = image.regions.map((r) => new Uint8Array(r.size));
+  let dmas = 0;
+  let elements = 0;
+  let bytes = 0;
+  const scratch = { src: new Float64Array(4096), dst: new Float64Array(4096) };
+  for (const f of m.functions) {
+    for (const bb of f.blocks) {
+      const iterations = bb.loop ? bb.loop.iterations : 1;
+      for (let it = 0; it < iterations; it++) {
+        for (const I of bb.instrs) {
+          if (!isDMAFamily(I.op) || I.src === null || I.dst === null) continue;
+          const n = interpretDma(I, image, written, scratch);
+          dmas++;
+          elements += n;
+          bytes += n * I.dst.elemSize;
+        }
+      }
+    }
+  }
+  return { image, written, dmas, elements, bytes };
+}

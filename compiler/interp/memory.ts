@@ -1,0 +1,246 @@
+/**
+ * The reference interpreter's memory: one byte array per declared region, and the program's
+ * initial contents. Every region starts with a deterministic pseudo-random fill (so a byte that a
+ * DMA should have written and did not, or wrote wrong, shows); tensors that give `init` values
+ * hold them, encoded in their dtype, little-endian.
+ *
+ * The flow loads this same initial image into the device before it runs the program, so the
+ * device and the interpreter start from identical memory.
+ */
+import { NxdmaError, hex } from '../../common/errors.ts';
+import type { DtypeName } from '../ir/enums.ts';
+import type { Module } from '../ir/module.ts';
+
+export interface ImageRegion {
+  name: string;
+  base: number;
+  size: number;
+  bytes: Uint8Array;
+}
+
+/** A set of byte arrays at device addresses (the program's regions). */
+export class MemoryImage {
+  readonly regions: ImageRegion[];
+
+  constructor(regions: ImageRegion[]) {
+    this.regions = regions;
+  }
+
+  /** The region holding [addr, addr + len), or undefined. */
+  find(addr: number, len: number): ImageRegion | undefined {
+    for (const r of this.regions) {
+      if (addr >= r.base && addr + len <= r.base + r.size) return r;
+    }
+    return undefined;
+  }
+
+  /** The region holding the range; throws MEMORY_UNMAPPED otherwise. */
+  region(addr: number, len: number): ImageRegion {
+    const r = this.find(addr, len);
+    if (r === undefined) {
+      throw new NxdmaError(
+        'MEMORY_UNMAPPED',
+        `${hex(addr)}+${len} lies outside every declared region`,
+        { where: hex(addr), expected: 'an address inside a declared region', actual: len },
+      );
+    }
+    return r;
+  }
+
+  /** A deep copy. */
+  clone(): MemoryImage {
+    return new MemoryImage(this.regions.map((r) => ({ ...r, bytes: r.bytes.slice() })));
+  }
+
+  /** Bytes in all regions. */
+  get size(): number {
+    let n = 0;
+    for (const r of this.regions) n += r.size;
+    return n;
+  }
+}
+
+/** xorshift32, seeded per region: the fill of region i under `seed`. */
+function fill(bytes: Uint8Array, seed: number): void {
+  let x = (seed * 0x9e3779b1) >>> 0 || 0x12345678;
+  const n = bytes.length;
+  const words = n >>> 2;
+  const w32 =
+    bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, words) : null;
+  let i = 0;
+  if (w32 !== null) {
+    for (; i < words; i++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      w32[i] = x >>> 0;
+    }
+    i *= 4;
+  }
+  for (; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    bytes[i] = x & 0xff;
+  }
+}
+
+/** Largest region the interpreter allocates (the flow runs programs whose regions it can hold). */
+export const MAX_IMAGE_BYTES = 2 ** 31;
+
+/**
+ * The program's initial memory: every region filled from `seed`, then each tensor's `init` values
+ * written in its dtype.
+ */
+export function initialImage(m: Module, seed = 1): MemoryImage {
+  let total = 0;
+  for (const r of m.regions) total += r.size;
+  if (total > MAX_IMAGE_BYTES) {
+    throw new NxdmaError(
+      'OUT_OF_RANGE',
+      `the program declares ${total} bytes of regions; the reference interpreter holds at most ${MAX_IMAGE_BYTES}`,
+      { where: 'memory.regions', expected: `<= ${MAX_IMAGE_BYTES} bytes`, actual: total },
+    );
+  }
+  const regions = m.regions.map((r, i) => {
+    const bytes = new Uint8Array(r.size);
+    fill(bytes, ((seed >>> 0) * 65599 + i + 1) >>> 0);
+    return { name: r.name, base: r.base, size: r.size, bytes };
+  });
+  const img = new MemoryImage(regions);
+  for (const t of m.tensors) {
+    if (t.init === null) continue;
+    const r = img.region(t.address, t.byteSize);
+    let off = t.address - r.base;
+    for (const v of t.init) {
+      encodeElement(t.dtype, v, r.bytes, off);
+      off += t.elemSize;
+    }
+  }
+  return img;
+}
+
+// --- element codecs ----------------------------------------------------------------------------
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** float -> IEEE half bits, round to nearest even. */
+export function toHalf(v: number): number {
+  f32[0] = v;
+  const x = u32[0];
+  const sign = (x >>> 16) & 0x8000;
+  const exp = (x >>> 23) & 0xff;
+  let mant = x & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant !== 0 ? 0x200 : 0);
+  let e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    let h = mant >>> shift;
+    const rem = mant & ((1 << shift) - 1);
+    const half = 1 << (shift - 1);
+    if (rem > half || (rem === half && (h & 1) !== 0)) h++;
+    return sign | h;
+  }
+  let h = (e << 10) | (mant >>> 13);
+  const rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem === 0x1000 && (h & 1) !== 0)) h++;
+  e = h >>> 10;
+  return sign | (e >= 0x1f ? 0x7c00 : h);
+}
+
+export function fromHalf(h: number): number {
+  const s = h & 0x8000 ? -1 : 1;
+  const e = (h >>> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return s * m * 2 ** -24;
+  if (e === 0x1f) return m !== 0 ? NaN : s * Infinity;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+/** float -> bfloat16 bits, round to nearest even. */
+export function toBf16(v: number): number {
+  f32[0] = v;
+  const x = u32[0];
+  if ((x & 0x7f800000) === 0x7f800000 && (x & 0x7fffff) !== 0) return (x >>> 16) | 0x40;
+  const r = x + 0x7fff + ((x >>> 16) & 1);
+  return (r >>> 16) & 0xffff;
+}
+
+export function fromBf16(b: number): number {
+  u32[0] = (b & 0xffff) << 16;
+  return f32[0];
+}
+
+const dv = new DataView(new ArrayBuffer(8));
+
+/** Writes `value` as one element of `dtype` at bytes[off..] (little-endian; integers wrap). */
+export function encodeElement(
+  dtype: DtypeName,
+  value: number,
+  bytes: Uint8Array,
+  off: number,
+): void {
+  switch (dtype) {
+    case 'uint8':
+    case 'int8':
+      bytes[off] = Math.trunc(value) & 0xff;
+      return;
+    case 'uint16':
+    case 'int16':
+    case 'fp16':
+    case 'bf16': {
+      const h =
+        dtype === 'fp16'
+          ? toHalf(value)
+          : dtype === 'bf16'
+            ? toBf16(value)
+            : Math.trunc(value) & 0xffff;
+      bytes[off] = h & 0xff;
+      bytes[off + 1] = (h >>> 8) & 0xff;
+      return;
+    }
+    case 'uint32':
+    case 'int32':
+    case 'fp32': {
+      if (dtype === 'fp32') dv.setFloat32(0, value, true);
+      else dv.setUint32(0, Math.trunc(value) >>> 0, true);
+      bytes[off] = dv.getUint8(0);
+      bytes[off + 1] = dv.getUint8(1);
+      bytes[off + 2] = dv.getUint8(2);
+      bytes[off + 3] = dv.getUint8(3);
+      return;
+    }
+  }
+}
+
+/** Reads one element of `dtype` at bytes[off..]. */
+export function decodeElement(dtype: DtypeName, bytes: Uint8Array, off: number): number {
+  switch (dtype) {
+    case 'uint8':
+      return bytes[off];
+    case 'int8':
+      return (bytes[off] << 24) >> 24;
+    case 'uint16':
+      return bytes[off] | (bytes[off + 1] << 8);
+    case 'int16':
+      return ((bytes[off] | (bytes[off + 1] << 8)) << 16) >> 16;
+    case 'fp16':
+      return fromHalf(bytes[off] | (bytes[off + 1] << 8));
+    case 'bf16':
+      return fromBf16(bytes[off] | (bytes[off + 1] << 8));
+    case 'uint32':
+    case 'int32':
+    case 'fp32': {
+      for (let i = 0; i < 4; i++) dv.setUint8(i, bytes[off + i]);
+      return dtype === 'uint32'
+        ? dv.getUint32(0, true)
+        : dtype === 'int32'
+          ? dv.getInt32(0, true)
+          : dv.getFloat32(0, true);
+    }
+  }
+}
