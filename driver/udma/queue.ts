@@ -97,6 +97,8 @@ export class UdmaQueue {
   private refused = 0;
   /** Errors counted on this queue (the engine adds timeouts and aborts). */
   errors = 0;
+  /** How messages name the queue ("udma0 queue 3"). */
+  private readonly where: string;
 
   /** @internal Created by UdmaEngine.initQueue, which validated the rings. */
   constructor(
@@ -109,6 +111,7 @@ export class UdmaQueue {
     this.eio = eio;
     this.engine = eio.engine;
     this.index = regs.queue;
+    this.where = `udma${eio.engine} queue ${regs.queue}`;
     this.regs = regs;
     this.memory = memory;
     this.checkBuffers = checkBuffers;
@@ -117,10 +120,6 @@ export class UdmaQueue {
     this.rx = new RingProducer('rx', rings.rx, memory);
     this.ends = new Float64Array(rings.rx.size);
     this.sizes = new Float64Array(rings.rx.size);
-  }
-
-  private get where(): string {
-    return `udma${this.engine} queue ${this.index}`;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -190,10 +189,40 @@ export class UdmaQueue {
   // -------------------------------------------------------------------------------------------
   // Submission.
 
-  /** Validates one copy; returns its descriptor count. Reads nothing, writes nothing. */
-  private check(src: number, dst: number, bytes: number, where: string): number {
+  /**
+   * Validates one copy (batch entry `index`, or -1 for a single copy); returns its descriptor
+   * count. Reads nothing, writes nothing, allocates nothing unless it throws.
+   */
+  private check(src: number, dst: number, bytes: number, index: number): number {
+    if (
+      typeof bytes === 'number' &&
+      Number.isSafeInteger(bytes) &&
+      bytes >= 1 &&
+      typeof src === 'number' &&
+      Number.isSafeInteger(src) &&
+      src >= 0 &&
+      src + bytes <= TWO_POW_53 &&
+      typeof dst === 'number' &&
+      Number.isSafeInteger(dst) &&
+      dst >= 0 &&
+      dst + bytes <= TWO_POW_53 &&
+      (src >= dst + bytes || dst >= src + bytes) &&
+      (!this.checkBuffers || (this.memory.isMapped(src, bytes) && this.memory.isMapped(dst, bytes)))
+    ) {
+      return Math.ceil(bytes / BD_MAX_LEN);
+    }
+    throw this.checkError(
+      src,
+      dst,
+      bytes,
+      index < 0 ? this.where : `${this.where} batch[${index}]`,
+    );
+  }
+
+  /** The error `check` throws (built off the hot path). */
+  private checkError(src: number, dst: number, bytes: number, where: string): NxdmaError {
     if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 1) {
-      throw badArg(
+      return badArg(
         where,
         `copy size ${String(bytes)} is not a positive integer`,
         'an integer >= 1',
@@ -206,7 +235,7 @@ export class UdmaQueue {
       src < 0 ||
       src + bytes > TWO_POW_53
     ) {
-      throw badArg(
+      return badArg(
         where,
         `source ${String(src)} is not a device address for ${bytes} bytes`,
         'a non-negative safe integer',
@@ -219,7 +248,7 @@ export class UdmaQueue {
       dst < 0 ||
       dst + bytes > TWO_POW_53
     ) {
-      throw badArg(
+      return badArg(
         where,
         `destination ${String(dst)} is not a device address for ${bytes} bytes`,
         'a non-negative safe integer',
@@ -227,7 +256,7 @@ export class UdmaQueue {
       );
     }
     if (src < dst + bytes && dst < src + bytes) {
-      throw new NxdmaError(
+      return new NxdmaError(
         'MEMORY_OVERLAP',
         `${where}: source ${hex(src)}+${bytes} and destination ${hex(dst)}+${bytes} overlap`,
         {
@@ -237,33 +266,17 @@ export class UdmaQueue {
         },
       );
     }
-    if (this.checkBuffers) {
-      if (!this.memory.isMapped(src, bytes)) {
-        throw new NxdmaError(
-          'MEMORY_UNMAPPED',
-          `${where}: source ${hex(src)}+${bytes} is not mapped device memory`,
-          {
-            where,
-            expected:
-              'a source inside the device memory windows (or an engine opened with checkBuffers: false)',
-            actual: hex(src),
-          },
-        );
-      }
-      if (!this.memory.isMapped(dst, bytes)) {
-        throw new NxdmaError(
-          'MEMORY_UNMAPPED',
-          `${where}: destination ${hex(dst)}+${bytes} is not mapped device memory`,
-          {
-            where,
-            expected:
-              'a destination inside the device memory windows (or an engine opened with checkBuffers: false)',
-            actual: hex(dst),
-          },
-        );
-      }
-    }
-    return Math.ceil(bytes / BD_MAX_LEN);
+    const side = !this.memory.isMapped(src, bytes) ? 'source' : 'destination';
+    const addr = side === 'source' ? src : dst;
+    return new NxdmaError(
+      'MEMORY_UNMAPPED',
+      `${where}: ${side} ${hex(addr)}+${bytes} is not mapped device memory`,
+      {
+        where,
+        expected: `a ${side} inside the device memory windows (or an engine opened with checkBuffers: false)`,
+        actual: hex(addr),
+      },
+    );
   }
 
   /**
@@ -298,7 +311,7 @@ export class UdmaQueue {
    */
   copy(src: number, dst: number, bytes: number, opts?: CopyOptions): number {
     const where = this.where;
-    const n = this.check(src, dst, bytes, where);
+    const n = this.check(src, dst, bytes, -1);
     this.ensureRoom(n, 1, where);
     this.emit(src, dst, bytes, opts?.barrier === true, opts?.interrupt === true);
     this.ring(n);
@@ -319,7 +332,7 @@ export class UdmaQueue {
       const c = copies[i];
       if (c === null || typeof c !== 'object')
         throw badArg(`${where} batch[${i}]`, 'not a copy request', '{ src, dst, bytes }', c);
-      n += this.check(c.src, c.dst, c.bytes, `${where} batch[${i}]`);
+      n += this.check(c.src, c.dst, c.bytes, i);
     }
     if (n === 0) return this.submitted;
     if (n > this.tx.size || n > this.rx.size) {
@@ -356,31 +369,52 @@ export class UdmaQueue {
     const rx = this.rx;
     const txw = tx.words;
     const rxw = rx.words;
+    // Producer state in locals for the loop; stored back once.
+    let tt = tx.tail;
+    let tr = tx.ringId;
+    let rt = rx.tail;
+    let rr = rx.ringId;
+    const tsize = tx.size;
+    const rsize = rx.size;
+    let n = 0;
     // Each chunk is one packet: TX first | last (dmb on the copy's first chunk when asked);
     // RX carries int_en on the copy's last chunk when asked.
     const txFlags = LEN_CTRL.FIRST | LEN_CTRL.LAST;
     let off = 0;
     while (off < bytes) {
-      const len = Math.min(BD_MAX_LEN, bytes - off);
+      const len = bytes - off < BD_MAX_LEN ? bytes - off : BD_MAX_LEN;
       const tf = off === 0 && barrier ? txFlags | LEN_CTRL.DMB : txFlags;
       const rf = interrupt && off + len === bytes ? LEN_CTRL.INT_EN : 0;
       if (txw !== null) {
-        putTx(txw, tx.tail * BD_SIZE, len, tx.ringId, tf, src + off);
+        putTx(txw, tt * BD_SIZE, len, tr, tf, src + off);
       } else {
-        putTx(tx.scratchBuffer, 0, len, tx.ringId, tf, src + off);
-        tx.flushScratch(tx.tail);
+        putTx(tx.scratchBuffer, 0, len, tr, tf, src + off);
+        tx.flushScratch(tt);
       }
       if (rxw !== null) {
-        putRx(rxw, rx.tail * BD_SIZE, len, rx.ringId, rf, dst + off);
+        putRx(rxw, rt * BD_SIZE, len, rr, rf, dst + off);
       } else {
-        putRx(rx.scratchBuffer, 0, len, rx.ringId, rf, dst + off);
-        rx.flushScratch(rx.tail);
+        putRx(rx.scratchBuffer, 0, len, rr, rf, dst + off);
+        rx.flushScratch(rt);
       }
-      tx.advance();
-      rx.advance();
-      this.descs++;
+      if (++tt === tsize) {
+        tt = 0;
+        tr = (tr + 1) & 3;
+      }
+      if (++rt === rsize) {
+        rt = 0;
+        rr = (rr + 1) & 3;
+      }
+      n++;
       off += len;
     }
+    tx.tail = tt;
+    tx.ringId = tr;
+    tx.produced += n;
+    rx.tail = rt;
+    rx.ringId = rr;
+    rx.produced += n;
+    this.descs += n;
     let slot = this.fifoHead + this.fifoCount;
     if (slot >= this.ends.length) slot -= this.ends.length;
     this.ends[slot] = rx.produced;
