@@ -2,20 +2,35 @@
  * `nxdma regs ...`: the register files (csr/schemas/*.json) from the command line.
  *
  *   nxdma regs list [--file udma_m2s|udma_s2m|dge_host] [--match text] [--inferred] [--json]
+ *   nxdma regs read <path> (--mock | --device <file> --profile trn2 --engine N) [--json]
+ *   nxdma regs write <path> <field=value...> (--mock | --device ...) [--allow-inferred] [--dry-run]
+ *   nxdma regs dump [--file F] [--block B] (--mock | --device ...) [--json]
+ *   nxdma regs decode <path> <value> [--json]
  *
- * Every register word (bundles and register arrays expanded) with its path, absolute offset,
- * access, reset value, provenance and fields. Each sub-command is one function below, registered
- * on the `regs` command.
+ * `list`: every register word (bundles and register arrays expanded) with its path, absolute
+ * offset, access, reset value, provenance and fields. `read`, `write` and `dump` go through the
+ * accessor runtime (csr/runtime) to a mock device (mocks/) or a mapped one (driver/mmio);
+ * `decode` needs no device. Each sub-command is one function below, registered on the `regs`
+ * command.
  */
 import type { Command } from 'commander';
 import { NxdmaError, hex } from '../../common/errors.ts';
 import {
   REGFILE_NAMES,
+  findInstance,
   isRegFileName,
   regFile,
+  regFileMaps,
+  registerAt,
+  type FieldModel,
+  type RegFileModel,
   type RegFileName,
   type RegisterInstance,
 } from '../../csr/index.ts';
+import type { Device, RegisterIO } from '../../csr/io.ts';
+import { getProfile, openDevice } from '../../driver/mmio/index.ts';
+import { MockDevice } from '../../mocks/index.ts';
+import { EXIT_CODES_HELP } from '../exit.ts';
 import type { CliContext } from '../main.ts';
 import { paint, table } from '../output.ts';
 
@@ -161,6 +176,465 @@ With --json the output is an array of every register word (bundles expanded):
   ("M2S_Q[3].dwrr_cfg_2"), a register array its entry ("priority_class_map[2]"); offset is the
   absolute byte offset in the file's window.`;
 
+// ---- register access: read, write, dump, decode -------------------------------------------------
+
+/** One decoded field as `regs read/write/dump/decode --json` print it. */
+export interface RegsFieldValue {
+  name: string;
+  /** "hi:lo". */
+  bits: string;
+  access: string;
+  value: number;
+  /** The enumerated name of the value, when the field has names and the value is one. */
+  enum?: string;
+  inferred: boolean;
+}
+
+/** One register word and its value as `regs read/dump/decode --json` print it. */
+export interface RegsValue {
+  file: string;
+  path: string;
+  offset: number;
+  access: string;
+  inferred: boolean;
+  /** The word; null when the register cannot be read (WO, INC). */
+  value: number | null;
+  fields: RegsFieldValue[];
+}
+
+interface DeviceCliOptions {
+  mock?: boolean;
+  device?: string;
+  profile: string;
+  engine: string;
+  core: string;
+  json?: boolean;
+}
+
+function badArg(where: string, message: string, expected: string, actual: unknown): NxdmaError {
+  return new NxdmaError('BAD_ARGUMENT', message, { where, expected, actual });
+}
+
+/** A non-negative integer given on the command line ("0x1f", "0b101", "31"), or undefined. */
+function parseUint(text: string): number | undefined {
+  const s = text.trim().replace(/_/g, '').toLowerCase();
+  let v: number;
+  if (/^0x[0-9a-f]+$/.test(s)) v = parseInt(s.slice(2), 16);
+  else if (/^0b[01]+$/.test(s)) v = parseInt(s.slice(2), 2);
+  else if (/^[0-9]+$/.test(s)) v = parseInt(s, 10);
+  else return undefined;
+  return Number.isSafeInteger(v) ? v : undefined;
+}
+
+/**
+ * The register word a path names: "M2S_Q[3].dwrr_cfg_2" (searched in every register file; the
+ * paths of the three files do not collide), "udma_s2m:S2M_Q[0].cfg", or a path with --file.
+ */
+function resolveWord(spec: string, file?: string): { model: RegFileModel; inst: RegisterInstance } {
+  let path = spec;
+  let names = parseFiles(file);
+  const colon = spec.indexOf(':');
+  if (colon > 0) {
+    names = parseFiles(spec.slice(0, colon));
+    path = spec.slice(colon + 1);
+  }
+  const hits = names
+    .map((n) => regFile(n))
+    .map((model) => ({ model, inst: findInstance(model, path) }))
+    .filter((h): h is { model: RegFileModel; inst: RegisterInstance } => h.inst !== undefined);
+  if (hits.length === 1) return hits[0];
+  if (hits.length > 1) {
+    throw badArg(
+      'path',
+      `'${path}' names a register in ${hits.map((h) => h.model.name).join(' and ')}; say which`,
+      `file:path (${hits.map((h) => `${h.model.name}:${path}`).join(', ')}) or --file`,
+      spec,
+    );
+  }
+  const stem = (path.split('.').pop() ?? path).replace(/\[\d*\]?/g, '').toLowerCase();
+  const near = names
+    .flatMap((n) => regFile(n).instances)
+    .filter((i) => i.register.name.toLowerCase() === stem && !i.blockIndex && !i.index)
+    .slice(0, 4)
+    .map((i) => `${i.file}:${i.path}`);
+  throw new NxdmaError(
+    'REGISTER_UNKNOWN',
+    `no register at path '${path}' in ${names.join(', ')}` +
+      (near.length ? ` (did you mean ${near.join(', ')}?)` : ''),
+    {
+      where: spec,
+      expected: 'block.register, block[i].register or register[i] (see nxdma regs list)',
+      actual: path,
+    },
+  );
+}
+
+function fieldValues(inst: RegisterInstance, word: number): RegsFieldValue[] {
+  return inst.register.fields.map((f) => {
+    const value = Math.floor(word / 2 ** f.lsb) % 2 ** f.width;
+    const e = f.enums.find((x) => x.value === value);
+    const out: RegsFieldValue = {
+      name: f.name,
+      bits: `${f.msb}:${f.lsb}`,
+      access: f.access,
+      value,
+      inferred: f.inferred,
+    };
+    if (e) out.enum = e.name;
+    return out;
+  });
+}
+
+function regsValue(inst: RegisterInstance, word: number | null): RegsValue {
+  return {
+    file: inst.file,
+    path: inst.path,
+    offset: inst.offset,
+    access: inst.register.access,
+    inferred: inst.register.inferred,
+    value: word,
+    fields: word === null ? [] : fieldValues(inst, word),
+  };
+}
+
+function printValue(ctx: CliContext, v: RegsValue, suffix = ''): void {
+  const word = v.value === null ? `(${v.access}: not readable)` : hex(v.value, 8);
+  ctx.out.log(`${v.file} ${v.path} @ ${hex(v.offset)} = ${word}${suffix}`);
+  for (const f of v.fields) {
+    ctx.out.log(
+      `  ${f.name.padEnd(28)} [${f.bits.padStart(5)}] = ${String(f.value).padStart(10)}  ${hex(f.value)}` +
+        (f.enum ? `  ${f.enum}` : '') +
+        (f.inferred ? '  (inferred)' : ''),
+    );
+  }
+}
+
+/** The device the options name: a fresh mock, or a mapped device file. Validated before opening. */
+function openTarget(opts: DeviceCliOptions): {
+  device: Device;
+  engine: number;
+  core: number;
+  close(): void;
+} {
+  const engine = parseUint(opts.engine);
+  if (engine === undefined) {
+    throw badArg(
+      '--engine',
+      `--engine must be an engine id, got '${opts.engine}'`,
+      'an integer',
+      opts.engine,
+    );
+  }
+  const core = parseUint(opts.core);
+  if (core === undefined) {
+    throw badArg(
+      '--core',
+      `--core must be a DGE core id, got '${opts.core}'`,
+      'an integer',
+      opts.core,
+    );
+  }
+  if (Boolean(opts.mock) === (opts.device !== undefined)) {
+    throw badArg(
+      '--mock / --device',
+      opts.mock
+        ? 'give either --mock or --device, not both'
+        : 'no device: give --mock or --device <file>',
+      '--mock, or --device <file> --profile <name> --engine <n>',
+      opts.device ?? null,
+    );
+  }
+  if (opts.mock) {
+    const device = new MockDevice({
+      profile: opts.profile,
+      engines: [engine],
+      dgeCores: [{ core }],
+    });
+    return { device, engine, core, close: () => undefined };
+  }
+  const device = openDevice({
+    path: opts.device!,
+    profile: getProfile(opts.profile),
+    engines: [engine],
+  });
+  return { device, engine, core, close: () => device.dispose() };
+}
+
+function windowOf(t: { device: Device; engine: number; core: number }, file: string): RegisterIO {
+  if (file === 'udma_m2s') return t.device.udma(t.engine).m2s;
+  if (file === 'udma_s2m') return t.device.udma(t.engine).s2m;
+  if (!t.device.dgeCores().includes(t.core)) {
+    throw badArg(
+      '--core',
+      `${t.device.name} maps no DGE core ${t.core}: the dge_host table is reachable on --mock only`,
+      `a DGE core of the device (${t.device.dgeCores().join(', ') || 'none'})`,
+      t.core,
+    );
+  }
+  return t.device.dgeCore(t.core).dram;
+}
+
+function deviceLabel(t: { device: Device; engine: number; core: number }, file: string): string {
+  return file === 'dge_host'
+    ? `${t.device.name}, DGE core ${t.core}`
+    : `${t.device.name}, engine ${t.engine}`;
+}
+
+function withTarget<T>(opts: DeviceCliOptions, f: (t: ReturnType<typeof openTarget>) => T): T {
+  const t = openTarget(opts);
+  try {
+    return f(t);
+  } finally {
+    t.close();
+  }
+}
+
+function handleFor(
+  t: ReturnType<typeof openTarget>,
+  inst: RegisterInstance,
+  allowInferred = false,
+) {
+  return registerAt(regFileMaps[inst.file as RegFileName], windowOf(t, inst.file), inst.path, {
+    hardware: t.device.isHardware,
+    allowInferred,
+  });
+}
+
+interface ReadOptions extends DeviceCliOptions {
+  file?: string;
+}
+
+function read(ctx: CliContext, path: string, opts: ReadOptions): void {
+  const { inst } = resolveWord(path, opts.file);
+  withTarget(opts, (t) => {
+    const h = handleFor(t, inst);
+    const v = regsValue(inst, h.readRaw());
+    if (opts.json) ctx.out.json({ ...v, device: t.device.name, engine: t.engine });
+    else printValue(ctx, v, `  (${deviceLabel(t, inst.file)})`);
+  });
+}
+
+/** Forwards reads; records the last word written and forwards writes unless told not to. */
+class WriteCapture implements RegisterIO {
+  readonly size: number;
+  written: number | null = null;
+  constructor(
+    private readonly inner: RegisterIO,
+    private readonly forward: boolean,
+  ) {
+    this.size = inner.size;
+  }
+  read32(offset: number): number {
+    return this.inner.read32(offset);
+  }
+  write32(offset: number, value: number): void {
+    if (this.forward) this.inner.write32(offset, value);
+    this.written = value >>> 0;
+  }
+}
+
+interface WriteOptions extends DeviceCliOptions {
+  file?: string;
+  allowInferred?: boolean;
+  dryRun?: boolean;
+}
+
+/** Parses "field=value" arguments against the register: every field writable, every value in range. */
+function parseAssignments(inst: RegisterInstance, args: readonly string[]): Record<string, number> {
+  const reg = inst.register;
+  const out: Record<string, number> = {};
+  if (args.length === 0) {
+    throw badArg(
+      'field=value',
+      `nothing to write to ${inst.path}`,
+      'one or more field=value',
+      args,
+    );
+  }
+  for (const a of args) {
+    const eq = a.indexOf('=');
+    const name = eq > 0 ? a.slice(0, eq) : '';
+    const text = eq > 0 ? a.slice(eq + 1) : '';
+    const f: FieldModel | undefined = reg.fields.find((x) => x.name === name);
+    if (!f) {
+      const names = reg.fields.filter((x) => x.writable).map((x) => x.name);
+      throw new NxdmaError(
+        eq > 0 ? 'REGISTER_UNKNOWN' : 'BAD_ARGUMENT',
+        eq > 0
+          ? `${inst.path} has no field '${name}'` +
+              (names.length
+                ? ` (writable fields: ${names.join(', ')})`
+                : ' (it has no named fields)')
+          : `'${a}' is not field=value`,
+        { where: `${inst.path}.${name}`, expected: names.join(' | ') || 'no field', actual: a },
+      );
+    }
+    if (!f.writable) {
+      throw new NxdmaError(
+        'REGISTER_READ_ONLY',
+        `${inst.path}.${f.name} is ${f.access}: it cannot be written`,
+        {
+          where: `${inst.path}.${f.name}`,
+          expected: 'a writable field (RW, WO, W1C, INC)',
+          actual: f.access,
+        },
+      );
+    }
+    const byName = f.enums.find((x) => x.name.toLowerCase() === text.trim().toLowerCase());
+    const v = byName ? byName.value : parseUint(text);
+    if (v === undefined || v > f.max) {
+      throw new NxdmaError(
+        'OUT_OF_RANGE',
+        `${inst.path}.${f.name}: '${text}' is not ${f.enums.length ? 'a value name or ' : ''}an integer in 0..${f.max} (${f.width}-bit field)`,
+        {
+          where: `${inst.path}.${f.name}`,
+          expected:
+            `0..${f.max}` + (f.enums.length ? ` or ${f.enums.map((x) => x.name).join(' | ')}` : ''),
+          actual: text,
+        },
+      );
+    }
+    out[f.name] = v;
+  }
+  return out;
+}
+
+function write(ctx: CliContext, path: string, assignments: string[], opts: WriteOptions): void {
+  const { inst } = resolveWord(path, opts.file);
+  const update = parseAssignments(inst, assignments);
+  const reg = inst.register;
+  if (reg.inferred && !opts.allowInferred) {
+    throw new NxdmaError(
+      'REGISTER_INFERRED',
+      `${inst.file}:${inst.path} is inferred (${reg.inferredReasons.join(', ')}): no source states it; ` +
+        'pass --allow-inferred to write it anyway',
+      {
+        where: `${inst.file}:${inst.path}`,
+        expected: 'a register no part of which is inferred, or --allow-inferred',
+        actual: reg.inferredReasons,
+      },
+    );
+  }
+  withTarget(opts, (t) => {
+    // The runtime decides the word (modify: read, fields replaced; write: from the reset word);
+    // the capture records it, and forwards it unless this is a dry run.
+    const cap = new WriteCapture(windowOf(t, inst.file), !opts.dryRun);
+    const h = registerAt(regFileMaps[inst.file as RegFileName], cap, inst.path, {
+      hardware: t.device.isHardware,
+      allowInferred: opts.allowInferred,
+    });
+    const before = reg.readable ? h.readRaw() : null;
+    if (reg.readable) h.modify(update);
+    else h.write(update);
+    const word = cap.written ?? 0;
+    const after = !opts.dryRun && reg.readable ? h.readRaw() : null;
+    const json = {
+      ...regsValue(inst, after ?? word),
+      device: t.device.name,
+      engine: t.engine,
+      dryRun: Boolean(opts.dryRun),
+      update,
+      before,
+      written: word,
+      after,
+    };
+    if (opts.json) {
+      ctx.out.json(json);
+      return;
+    }
+    ctx.out.log(
+      `${opts.dryRun ? 'would write' : 'wrote'} ${hex(word, 8)} to ${inst.file} ${inst.path} @ ${hex(inst.offset)}` +
+        ` (${deviceLabel(t, inst.file)})` +
+        (before === null ? '' : `; was ${hex(before, 8)}`) +
+        (after === null ? '' : `; reads back ${hex(after, 8)}`),
+    );
+    printValue(ctx, regsValue(inst, after ?? word));
+  });
+}
+
+interface DumpOptions extends DeviceCliOptions {
+  file?: string;
+  block?: string;
+}
+
+function dump(ctx: CliContext, opts: DumpOptions): void {
+  let files = opts.file
+    ? parseFiles(opts.file)
+    : opts.mock
+      ? [...REGFILE_NAMES]
+      : ['udma_m2s' as const, 'udma_s2m' as const];
+  if (opts.block !== undefined) {
+    const with_ = files.filter((n) => regFile(n).blocks.some((b) => b.name === opts.block));
+    if (with_.length === 0) {
+      const blocks = files.flatMap((n) => regFile(n).blocks.map((b) => b.name));
+      throw badArg(
+        '--block',
+        `no block '${opts.block}' in ${files.join(', ')}`,
+        blocks.join(' | '),
+        opts.block,
+      );
+    }
+    files = with_;
+  }
+  withTarget(opts, (t) => {
+    const out: (RegsValue & { device: string })[] = [];
+    for (const n of files) {
+      const model = regFile(n);
+      for (const inst of model.instances) {
+        if (opts.block !== undefined && inst.block?.name !== opts.block) continue;
+        const word = inst.register.readable ? handleFor(t, inst).readRaw() : null;
+        out.push({ ...regsValue(inst, word), device: deviceLabel(t, n) });
+      }
+    }
+    if (opts.json) {
+      ctx.out.json(out);
+      return;
+    }
+    for (const v of out) printValue(ctx, v);
+    ctx.out.log('');
+    ctx.out.log(`${out.length} register words of ${files.join(', ')} (${t.device.name})`);
+  });
+}
+
+function decode(
+  ctx: CliContext,
+  path: string,
+  value: string,
+  opts: { file?: string; json?: boolean },
+): void {
+  const { inst } = resolveWord(path, opts.file);
+  const word = parseUint(value);
+  if (word === undefined || word > 0xffffffff) {
+    throw badArg(
+      'value',
+      `'${value}' is not a 32-bit value`,
+      '0..0xffffffff (0x..., 0b... or decimal)',
+      value,
+    );
+  }
+  const v = regsValue(inst, word);
+  if (opts.json) ctx.out.json(v);
+  else printValue(ctx, v);
+}
+
+function deviceOptions(cmd: Command): Command {
+  return cmd
+    .option('--mock', 'a fresh in-memory mock device (reset values; nothing persists between runs)')
+    .option('--device <file>', 'a mapped device: the BAR0 file (resource0, /dev/mem, a UIO device)')
+    .option('--profile <name>', 'device profile', 'trn2')
+    .option('--engine <n>', 'UDMA engine for udma_m2s / udma_s2m', '0')
+    .option('--core <n>', 'DGE core for dge_host (mock)', '0')
+    .option('--json', 'machine-readable output');
+}
+
+const ACCESS_HELP = `
+A path is block.register, block[i].register or register[i] ("M2S_Q[3].dwrr_cfg_2",
+"priority_class_map[2]"), optionally prefixed by its file ("udma_s2m:S2M_Q[0].cfg").
+Values are 0x... (hex), 0b... (binary) or decimal; a field with named values also takes a name.
+--mock starts a fresh mock device each run: it shows reset values and what a write does.
+
+${EXIT_CODES_HELP}`;
+
 export function register(program: Command, ctx: CliContext): void {
   const regs = program
     .command('regs')
@@ -176,4 +650,75 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'machine-readable output')
     .addHelpText('after', LIST_HELP)
     .action((opts: ListOptions) => list(ctx, opts));
+
+  deviceOptions(
+    regs
+      .command('read')
+      .description('read one register word and decode its fields')
+      .argument('<path>', 'register path, e.g. M2S_Q[3].dwrr_cfg_2')
+      .option(
+        '--file <name>',
+        `register file: ${REGFILE_NAMES.join(' | ')} (default: found by path)`,
+      ),
+  )
+    .addHelpText(
+      'after',
+      `\nExample:\n  $ nxdma regs read M2S_rd.desc_pref_cfg_2 --mock\n  $ nxdma regs read M2S_Q[3].dwrr_cfg_2 --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --engine 4 --json\n${ACCESS_HELP}`,
+    )
+    .action((path: string, opts: ReadOptions) => read(ctx, path, opts));
+
+  deviceOptions(
+    regs
+      .command('write')
+      .description('write fields of one register (read-modify-write when readable), then read back')
+      .argument('<path>', 'register path, e.g. M2S_Q[3].dwrr_cfg_2')
+      .argument('<field=value...>', 'fields to set, e.g. q_qos=5 (others keep their value)')
+      .option(
+        '--file <name>',
+        `register file: ${REGFILE_NAMES.join(' | ')} (default: found by path)`,
+      )
+      .option(
+        '--allow-inferred',
+        'write a register that is (partly) inferred, which no source states',
+      )
+      .option('--dry-run', 'show the word that would be written; write nothing'),
+  )
+    .addHelpText(
+      'after',
+      `\nExample:\n  $ nxdma regs write M2S_Q[3].dwrr_cfg_2 q_qos=5 --mock\n  $ nxdma regs write M2S_dwrr.cfg_sched en_dwrr=dwrr inc_factor=7 --mock --dry-run --json\n\nRead-only fields are refused (REGISTER_READ_ONLY); a register with anything inferred is\nrefused without --allow-inferred (REGISTER_INFERRED). Nothing is written when an argument is bad.\n${ACCESS_HELP}`,
+    )
+    .action((path: string, assignments: string[], opts: WriteOptions) =>
+      write(ctx, path, assignments, opts),
+    );
+
+  deviceOptions(
+    regs
+      .command('dump')
+      .description('read every register word (of a block) and decode every field')
+      .option(
+        '--file <name>',
+        `register file: ${REGFILE_NAMES.join(' | ')} (default: all the device maps)`,
+      )
+      .option('--block <name>', 'only this block, e.g. M2S_Q or M2S_dwrr'),
+  )
+    .addHelpText(
+      'after',
+      `\nExample:\n  $ nxdma regs dump --mock --block M2S_dwrr\n  $ nxdma regs dump --mock --file udma_s2m --json\n${ACCESS_HELP}`,
+    )
+    .action((opts: DumpOptions) => dump(ctx, opts));
+
+  regs
+    .command('decode')
+    .description('decode a raw value of a register into its fields (no device)')
+    .argument('<path>', 'register path, e.g. M2S_dwrr.cfg_sched')
+    .argument('<value>', 'the 32-bit value: 0x..., 0b... or decimal')
+    .option('--file <name>', `register file: ${REGFILE_NAMES.join(' | ')} (default: found by path)`)
+    .option('--json', 'machine-readable output')
+    .addHelpText(
+      'after',
+      `\nExample:\n  $ nxdma regs decode M2S_dwrr.cfg_sched 0x00070211\n  $ nxdma regs decode udma_s2m:S2M_Q[0].cfg 0x03020000 --json\n${ACCESS_HELP}`,
+    )
+    .action((path: string, value: string, opts: { file?: string; json?: boolean }) =>
+      decode(ctx, path, value, opts),
+    );
 }
