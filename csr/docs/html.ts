@@ -35,7 +35,7 @@ import {
 import { registerDiagram } from './diagram.ts';
 import { escapeHtml as e, jsonForScript } from './escape.ts';
 import { PAGE_CSS } from './style.ts';
-import type { DocsSite } from './site.ts';
+import { gapsSummary, type DocsSite } from './site.ts';
 
 export function provBadge(p: Provenance): string {
   return `<span class="badge prov-${e(p)}" title="${e(PROVENANCE_TITLES[p])}">${e(p)}</span>`;
@@ -166,9 +166,7 @@ function renderIndex(site: DocsSite): string {
     `<span>${provBadge('inferred')} our reading by analogy, unverified</span></div>` +
     `<div class="cards">${cards}</div>` +
     unit +
-    `<h2><a href="gaps.html">Known gaps</a></h2><p>${g.unplaced.length} registers known to exist without a ` +
-    `known offset, ${g.inferredRegisters.length} registers with something inferred ` +
-    `(${g.inferredFields.length} inferred fields), ${g.wholeWord.length} registers without known fields.</p>`;
+    `<h2><a href="gaps.html">Known gaps</a></h2><p>${e(gapsSummary(g))}</p>`;
   return pageShell({ site, file: 'index.html', title: site.title, body, registers: {} });
 }
 

@@ -21,7 +21,7 @@ import {
 } from './data.ts';
 import { registerDiagram } from './diagram.ts';
 import { escapeHtml, escapeMarkdown as m, markdownCode as c } from './escape.ts';
-import type { DocsSite } from './site.ts';
+import { gapsSummary, type DocsSite } from './site.ts';
 
 function prov(p: Provenance): string {
   return p === 'inferred' ? '**inferred**' : p;
@@ -109,12 +109,7 @@ function renderIndex(site: DocsSite): string {
     );
   }
   const g = site.gaps;
-  out.push(
-    `## [Known gaps](gaps.md)\n`,
-    `${g.unplaced.length} registers known to exist without a known offset, ${g.inferredRegisters.length} ` +
-      `registers with something inferred (${g.inferredFields.length} inferred fields), ` +
-      `${g.wholeWord.length} registers without known fields.\n`,
-  );
+  out.push(`## [Known gaps](gaps.md)\n`, `${m(gapsSummary(g))}\n`);
   return out.join('\n');
 }
 

@@ -61,6 +61,21 @@ export function collectGaps(files: readonly RegFileModel[]): GapsReport {
   };
 }
 
+/** "1 register", "2 registers". */
+export function count(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
+/** One sentence summing up the known gaps (plain text; the renderers escape it). */
+export function gapsSummary(g: GapsReport): string {
+  return (
+    `${count(g.unplaced.length, 'register')} known to exist without a known offset, ` +
+    `${count(g.inferredRegisters.length, 'register')} with something inferred ` +
+    `(${count(g.inferredFields.length, 'inferred field')}), ` +
+    `${count(g.wholeWord.length, 'register')} without known fields.`
+  );
+}
+
 export interface SiteOptions {
   /** Heading of the site (default "nxdma registers"). */
   readonly title?: string;
