@@ -140,16 +140,20 @@ export function applyQos(
   const io: QosIoCounts = { reads: 0, writes: 0, verifyReads: 0, shadowHits: 0 };
   const dryRun = opts.dryRun === true;
 
+  // The windows to use: shadowed when a shadow is given (it learns every read and write).
+  const window = (w: PlannedWrite): RegisterIO => {
+    const io = ioOf(units.get(w.engine)!, w.file);
+    return shadow ? shadow.bind(w.engine, w.file, io) : io;
+  };
+
   // Compose every word.
   const composed: { w: PlannedWrite; old: number | null; next: number }[] = [];
   for (const w of program.writes) {
-    const u = units.get(w.engine)!;
     let old: number | null = shadow?.get(w.engine, w.file, w.offset) ?? null;
     if (old !== null) io.shadowHits++;
     else if (!w.complete || opts.reportOld) {
-      old = ioOf(u, w.file).read32(w.offset) >>> 0;
+      old = window(w).read32(w.offset) >>> 0;
       io.reads++;
-      shadow?.set(w.engine, w.file, w.offset, old);
     }
     const base = old ?? w.reset;
     composed.push({ w, old, next: ((base & ~w.mask) | w.value) >>> 0 });
@@ -172,9 +176,8 @@ export function applyQos(
     }
     result.writes.push(rec);
     if (dryRun) continue;
-    ioOf(units.get(c.w.engine)!, c.w.file).write32(c.w.offset, c.next);
+    window(c.w).write32(c.w.offset, c.next);
     io.writes++;
-    shadow?.set(c.w.engine, c.w.file, c.w.offset, c.next);
   }
 
   if (opts.verify && !dryRun) {
