@@ -1,0 +1,45 @@
+/**
+ * The compile-to-ring flow: a program in, bytes moved through real rings on a Device, every byte
+ * checked against the reference interpreter. docs/flow.md describes it.
+ *
+ *   const report = await runFlow(json, { makeDevice: flowMock });
+ *   report.mismatches; // 0
+ */
+export {
+  DEFAULT_FLOW_RING,
+  defaultRingBase,
+  flowQosPlan,
+  prepareCompiled,
+  prepareFlow,
+  runCompiled,
+  runFlow,
+  runModule,
+  runPrepared,
+  type FlowOptions,
+  type PreparedFlow,
+} from './flow.ts';
+export { flowMock, type FlowMockOptions } from './mock.ts';
+export {
+  ENGINES_PER_OWNER_TYPE,
+  QUEUES_PER_ENGINE,
+  mapQueues,
+  ownerEngine,
+  type QueuePlacement,
+} from './mapping.ts';
+export { EpochHazards } from './hazards.ts';
+export {
+  FLOW_MAX_DESC_PER_PKT,
+  FlowQueue,
+  FlowRings,
+  ringBytes,
+  type RingLayout,
+} from './rings.ts';
+export {
+  totalsOf,
+  type ArbitrationQueue,
+  type FlowReport,
+  type FlowTotals,
+  type FlowTrace,
+  type MismatchSample,
+  type QueueReport,
+} from './report.ts';

@@ -1,0 +1,270 @@
+/**
+ * The rings of a flow: engine bring-up and queue init through driver/udma (UdmaEngine.bringUp,
+ * initQueue: the public driver's order), then the lowering's BDs written at each queue's producer
+ * position, doorbells (RX first, then TX) and completion read from the head pointers. Only the
+ * Device interface is used, so the same code drives the mock and a mapped device.
+ *
+ * The driver's UdmaQueue submits contiguous copies; a flow submits prebuilt descriptor streams
+ * (strided pieces, multi-descriptor packets), so this file keeps the producer positions in the
+ * queue's own RingProducers and rings the doorbells described by queueRegs.
+ */
+import { NxdmaError, hex } from '../../common/errors.ts';
+import { BD_SIZE } from '../../csr/formats/bd.ts';
+import type { Device } from '../../csr/io.ts';
+import { BdWriter, type RingCursor } from '../../compiler/lower/bds.ts';
+import { UdmaEngine, deviceClockOf, type DeviceClock } from '../udma/engine.ts';
+import { queueRegs, type QueueRegs } from '../udma/queue-regs.ts';
+import type { UdmaQueue } from '../udma/queue.ts';
+import type { RingProducer } from '../udma/ring.ts';
+import { RegisterShadow } from '../udma/shadow.ts';
+import type { QueuePlacement } from './mapping.ts';
+
+/** Descriptors per packet the engines accept (M2S_rd.desc_pref_cfg_2.max_desc_per_pkt). */
+export const FLOW_MAX_DESC_PER_PKT = 64 + 1;
+
+/** One queue's rings during a flow. */
+export class FlowQueue {
+  readonly placement: QueuePlacement;
+  readonly udma: UdmaQueue;
+  readonly regs: QueueRegs;
+  readonly writer: BdWriter;
+  /** Descriptors written and not yet doorbelled. */
+  unannounced = 0;
+  /** Descriptor pairs handed to the engine in all. */
+  submitted = 0;
+  doorbells = 0;
+  private readonly engine: UdmaEngine;
+
+  constructor(
+    engine: UdmaEngine,
+    placement: QueuePlacement,
+    udma: UdmaQueue,
+    maxPerPacket: number,
+  ) {
+    this.engine = engine;
+    this.placement = placement;
+    this.udma = udma;
+    this.regs = queueRegs(placement.qid);
+    const memory = engine.memory;
+    const cursor = (p: RingProducer): RingCursor => ({
+      words: p.words,
+      size: p.size,
+      tail: p.tail,
+      ringId: p.ringId,
+      store: (slot: number, bytes: Uint8Array) => memory.write(p.base + slot * BD_SIZE, bytes),
+    });
+    this.writer = new BdWriter(cursor(udma.tx), cursor(udma.rx), maxPerPacket);
+  }
+
+  /** Free descriptors on both rings as far as the producer knows. */
+  get room(): number {
+    return Math.min(this.udma.tx.room, this.udma.rx.room) - this.unannounced;
+  }
+
+  get size(): number {
+    return Math.min(this.udma.tx.size, this.udma.rx.size);
+  }
+
+  /** Descriptors handed over and not seen consumed. */
+  get inFlight(): number {
+    return Math.max(this.udma.tx.pending, this.udma.rx.pending);
+  }
+
+  /** Records `n` descriptor pairs the writer just wrote (cursor -> producers). */
+  wrote(n: number): void {
+    this.unannounced += n;
+  }
+
+  /** Hands the written descriptors to the engine: RX doorbell first, then TX. */
+  doorbell(): void {
+    const n = this.unannounced;
+    if (n === 0) return;
+    const unit = this.engine.unit;
+    const R = this.regs;
+    for (const [p, c] of [
+      [this.udma.tx, this.writer.tx],
+      [this.udma.rx, this.writer.rx],
+    ] as const) {
+      p.tail = c.tail;
+      p.ringId = c.ringId;
+      p.produced += n;
+    }
+    unit.s2m.write32(R.s2m.doorbell.reg.offset, R.s2m.doorbell.place(n));
+    unit.m2s.write32(R.m2s.doorbell.reg.offset, R.m2s.doorbell.place(n));
+    this.unannounced = 0;
+    this.submitted += n;
+    this.doorbells++;
+  }
+
+  /** Reads both heads (two register reads) and updates what is known consumed. */
+  observe(): void {
+    const unit = this.engine.unit;
+    const R = this.regs;
+    for (const [h, p, io] of [
+      [R.m2s, this.udma.tx, unit.m2s],
+      [R.s2m, this.udma.rx, unit.s2m],
+    ] as const) {
+      const w = io.read32(h.headOffset.reg.offset);
+      const off = h.headOffset.get(w);
+      const rid = h.headRingId.get(w);
+      if (!p.observeHead(off, rid)) {
+        throw new NxdmaError(
+          'QUEUE_STATE',
+          `udma${this.placement.engine} queue ${this.placement.qid}: the ${p.kind.toUpperCase()} head (offset ${off}, ring id ${rid}) ` +
+            `is inconsistent with the tail (offset ${p.tail}, ring id ${p.ringId})`,
+          {
+            where: `${h.headOffset.reg.path}`,
+            expected: `at most ${p.pending} behind the tail`,
+            actual: { off, rid },
+          },
+        );
+      }
+    }
+  }
+}
+
+export interface RingLayout {
+  /** Device address of the first ring (256-byte aligned). */
+  base: number;
+  /** Ring size in descriptors of each placed queue (same index as `placements`). */
+  sizes: number[];
+}
+
+/** Bytes of memory the rings of `sizes` take (a TX and an RX ring per queue). */
+export function ringBytes(sizes: readonly number[]): number {
+  let n = 0;
+  for (const s of sizes) n += 2 * s * BD_SIZE;
+  return n;
+}
+
+export interface FlowRingsOptions {
+  /** Write registers holding inferred facts during bring-up (default false). */
+  allowInferred?: boolean;
+  maxPerPacket: number;
+  shadow?: RegisterShadow;
+}
+
+/** Every engine and queue a flow uses. */
+export class FlowRings {
+  readonly device: Device;
+  readonly engines = new Map<number, UdmaEngine>();
+  readonly queues: FlowQueue[] = [];
+  readonly clock: DeviceClock | null;
+  readonly shadow: RegisterShadow;
+  drains = 0;
+
+  constructor(device: Device, opts: FlowRingsOptions) {
+    this.device = device;
+    this.clock = deviceClockOf(device);
+    this.shadow = opts.shadow ?? new RegisterShadow();
+    this.opts = opts;
+  }
+
+  private readonly opts: FlowRingsOptions;
+
+  /** Brings up every engine of `placements` and initializes their queues on the laid-out rings. */
+  setup(placements: readonly QueuePlacement[], layout: RingLayout): void {
+    for (const p of placements) {
+      if (!this.engines.has(p.engine)) {
+        const e = new UdmaEngine(this.device, p.engine, {
+          allowInferred: this.opts.allowInferred === true,
+          shadow: this.shadow,
+        });
+        e.bringUp({ maxDescPerPkt: FLOW_MAX_DESC_PER_PKT });
+        this.engines.set(p.engine, e);
+      }
+    }
+    let addr = layout.base;
+    placements.forEach((p, i) => {
+      const size = layout.sizes[i];
+      const tx = { base: addr, size };
+      addr += size * BD_SIZE;
+      const rx = { base: addr, size };
+      addr += size * BD_SIZE;
+      const e = this.engines.get(p.engine)!;
+      const uq = e.initQueue(p.qid, { tx, rx });
+      this.queues.push(new FlowQueue(e, p, uq, this.opts.maxPerPacket));
+    });
+  }
+
+  /** Rings every queue's doorbell that has unannounced descriptors. */
+  doorbellAll(): void {
+    for (const q of this.queues) q.doorbell();
+  }
+
+  /**
+   * Doorbells everything, then lets the device run until every handed-over descriptor is consumed.
+   * A device with a clock (the mock) is stepped until nothing moves; a real device is polled until
+   * `timeoutMs`. Throws ENGINE_ERROR (with the engine's state) when descriptors stay unconsumed.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.doorbellAll();
+    this.drains++;
+    const busy = (): FlowQueue[] => {
+      const out: FlowQueue[] = [];
+      for (const q of this.queues) {
+        if (q.inFlight === 0) continue;
+        q.observe();
+        if (q.inFlight > 0) out.push(q);
+      }
+      return out;
+    };
+    const run = (this.device as { runUntilIdle?: () => number }).runUntilIdle;
+    if (this.clock !== null) {
+      if (typeof run === 'function') run.call(this.device);
+      else while (this.clock.step());
+      const stuck = busy();
+      if (stuck.length > 0) throw this.stuckError(stuck, 'the device stopped');
+      return;
+    }
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const stuck = busy();
+      if (stuck.length === 0) return;
+      for (const [, e] of this.engines) {
+        if (e.health().aborted) throw this.stuckError(stuck, `udma${e.engine} aborted`);
+      }
+      if (performance.now() >= deadline) {
+        throw new NxdmaError(
+          'TIMEOUT',
+          `${stuck.length} queue(s) still have descriptors in flight after ${timeoutMs} ms`,
+          {
+            where: stuck
+              .map((q) => `udma${q.placement.engine} queue ${q.placement.qid}`)
+              .join(', '),
+            expected: `every descriptor consumed within ${timeoutMs} ms`,
+            actual: stuck.map((q) => q.inFlight),
+          },
+        );
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  }
+
+  private stuckError(stuck: FlowQueue[], why: string): NxdmaError {
+    const faults = (this.device as { faults?: () => unknown[] }).faults;
+    const list = typeof faults === 'function' ? faults.call(this.device) : [];
+    const detail = stuck.map((q) => {
+      const e = this.engines.get(q.placement.engine)!;
+      const st = e.queueStatus(q.placement.qid);
+      return {
+        queue: q.placement.queue.name,
+        engine: q.placement.engine,
+        qid: q.placement.qid,
+        inFlight: q.inFlight,
+        status: { m2s: hex(st.m2s, 8), s2m: hex(st.s2m, 8) },
+      };
+    });
+    return new NxdmaError(
+      'ENGINE_ERROR',
+      `${why} with descriptors in flight on ${detail.map((d) => `udma${d.engine} queue ${d.qid} (${d.inFlight})`).join(', ')}` +
+        (list.length > 0 ? `: ${String((list[0] as { message?: string }).message ?? '')}` : ''),
+      {
+        where: detail.map((d) => `udma${d.engine} queue ${d.qid}`).join(', '),
+        expected: 'every descriptor consumed',
+        actual: detail,
+        faults: list,
+      },
+    );
+  }
+}
