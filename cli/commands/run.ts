@@ -1,0 +1,370 @@
+/**
+ * `nxdma run <program.json | dir> (--mock | --device <path> --profile trn2
+ * --i-understand-this-writes-to-hardware) [--json] [--trace]`: the compile-to-ring flow. Each
+ * program is compiled, lowered to descriptor rings, run on the device and every byte it leaves in
+ * memory is compared with the reference interpreter. A directory runs every *.json program in it
+ * and prints one report per program, then a total.
+ *
+ * Exit codes: 0 every byte as expected; 1 a mismatch; 2 a bad program, argument or file;
+ * 3 a device error.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { SingleBar, Presets } from 'cli-progress';
+import type { Command } from 'commander';
+import { NxdmaError, hex, isNxdmaError } from '../../common/errors.ts';
+import type { Device } from '../../csr/io.ts';
+import { openDevice, type MemorySpec } from '../../driver/mmio/index.ts';
+import {
+  defaultRingBase,
+  flowMock,
+  prepareFlow,
+  runPrepared,
+  totalsOf,
+  type FlowReport,
+  type PreparedFlow,
+} from '../../driver/flow/index.ts';
+import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
+import type { CliContext } from '../main.ts';
+import { type Out, paint, table } from '../output.ts';
+
+/** The confirmation a hardware run needs. */
+export const HARDWARE_CONFIRMATION = 'i-understand-this-writes-to-hardware';
+
+const EXAMPLE = `
+Example:
+  $ nxdma run examples/programs --mock
+  $ nxdma run examples/programs/transpose-chain.json --mock --json
+  $ nxdma run examples/programs/qos-mix.json --mock --trace
+
+With --json a program prints
+  { program, passes, queues: [{ name, engine, qid, descriptors, bytes }], bytesMoved,
+    verifiedBytes, mismatches, arbitration, lowering, epochs, ... }
+and a directory { reports: [...], total: { programs, passed, failed, mismatches, ... } }.
+
+A mapped device (writes registers and memory of real hardware):
+  $ nxdma run prog.json --device /dev/mem --profile trn2 --ring-base 0x80000000 \\
+      --${HARDWARE_CONFIRMATION}
+The program's regions and the rings are mapped from the device file at their device address.`;
+
+interface RunOptions {
+  mock?: boolean;
+  device?: string;
+  profile?: string;
+  json?: boolean;
+  trace?: boolean;
+  ringBase?: string;
+  seed?: string;
+  qos?: boolean;
+  allowInferred?: boolean;
+  iUnderstandThisWritesToHardware?: boolean;
+}
+
+function badArg(where: string, message: string, expected: string, actual?: unknown): NxdmaError {
+  return new NxdmaError('BAD_ARGUMENT', message, { where, expected, actual });
+}
+
+function parseNumber(v: string | undefined, where: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = /^0x[0-9a-f]+$/i.test(v) ? parseInt(v.slice(2), 16) : Number(v);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw badArg(
+      where,
+      `${where} must be a non-negative integer (decimal or 0x...), got ${JSON.stringify(v)}`,
+      'an integer',
+      v,
+    );
+  }
+  return n;
+}
+
+/** The program files a path names: the file, or the *.json files of a directory (sorted). */
+export function programFiles(path: string): string[] {
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    throw badArg(
+      path,
+      `cannot read ${path}: ${(e as Error).message}`,
+      'a program file or a directory of programs',
+    );
+  }
+  if (!st.isDirectory()) return [path];
+  const files = readdirSync(path)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => join(path, f))
+    .filter((f) => statSync(f).isFile());
+  if (files.length === 0)
+    throw badArg(path, `no *.json program in ${path}`, 'a directory holding program files');
+  return files;
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw badArg(
+      file,
+      `cannot read program file ${file}: ${(e as Error).message}`,
+      'a readable JSON program file',
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new NxdmaError('PROGRAM_INVALID', `${file} is not valid JSON: ${(e as Error).message}`, {
+      where: file,
+      expected: 'a JSON document',
+    });
+  }
+}
+
+/** Checks the device options before anything is read or opened. */
+function checkDeviceOptions(o: RunOptions): void {
+  if (o.mock && o.device !== undefined) {
+    throw badArg(
+      '--mock/--device',
+      'give either --mock or --device <path>, not both',
+      '--mock | --device <path>',
+    );
+  }
+  if (!o.mock && o.device === undefined) {
+    throw badArg(
+      '--mock/--device',
+      'a device is required: --mock for the mock device, or --device <path> --profile trn2 for hardware',
+      '--mock | --device <path> --profile <name>',
+    );
+  }
+  if (o.device !== undefined) {
+    if (o.profile === undefined)
+      throw badArg(
+        '--profile',
+        '--device needs --profile (for example --profile trn2)',
+        '--profile trn2',
+      );
+    if (!o.iUnderstandThisWritesToHardware) {
+      throw badArg(
+        `--${HARDWARE_CONFIRMATION}`,
+        `a run on --device writes the device's registers and memory; add --${HARDWARE_CONFIRMATION} to confirm`,
+        `--${HARDWARE_CONFIRMATION}`,
+      );
+    }
+  }
+}
+
+/** The device of one program: a mock laid out for it, or the mapped device. */
+function deviceFor(o: RunOptions, p: PreparedFlow, ringBase: number): Device {
+  if (o.mock) return flowMock(p, ringBase);
+  const memory: MemorySpec[] = p.module.regions.map((r) => ({
+    deviceAddress: r.base,
+    fileOffset: r.base,
+    size: r.size,
+  }));
+  if (p.ringBytes > 0)
+    memory.push({ deviceAddress: ringBase, fileOffset: ringBase, size: p.ringBytes });
+  return openDevice({
+    path: o.device!,
+    profile: o.profile as 'trn2',
+    engines: [...new Set(p.active.map((a) => a.engine))],
+    memory,
+  });
+}
+
+function kib(n: number): string {
+  return n >= 1024 * 1024
+    ? `${(n / 1048576).toFixed(1)} MiB`
+    : n >= 1024
+      ? `${(n / 1024).toFixed(1)} KiB`
+      : `${n} B`;
+}
+
+/** The readable report of one program. */
+export function formatReport(out: Out, r: FlowReport): string[] {
+  const lines: string[] = [];
+  const ok = r.mismatches === 0;
+  lines.push(`${paint(out, 1, r.program)}${r.file ? ` (${r.file})` : ''} on ${r.device}`);
+  const l = r.lowering;
+  const bk = Object.entries(l.byBackend)
+    .filter(([, n]) => n > 0)
+    .map(([b, n]) => `${b} ${n}`)
+    .join(', ');
+  lines.push(
+    `  compiled in ${r.passes.length} passes; lowered ${l.dmas} DMAs (${l.executed} executed; backends: ${bk || 'none'}) ` +
+      `to ${l.dgeDescriptors} DGE descriptors and ${l.descriptors} ring descriptor pairs`,
+  );
+  lines.push('');
+  lines.push(
+    table(
+      ['queue', 'engine', 'qid', 'qos', 'dmas', 'descriptors', 'bytes'],
+      r.queues.map((q) => [q.name, q.engine, q.qid, q.qos, q.dmas, q.descriptors, q.bytes]),
+    )
+      .split('\n')
+      .map((s) => '  ' + s)
+      .join('\n'),
+  );
+  lines.push('');
+  const a = r.arbitration;
+  if (a.observed && a.queues.length > 0) {
+    lines.push(
+      `  arbitration (${a.mode === 'qos' ? 'QoS: strict levels + DWRR from each class' : 'round robin'}), ${r.epochs} epoch(s):`,
+    );
+    for (const q of a.queues) {
+      lines.push(
+        `    udma${q.engine} q${q.qid} ${q.name}: ${q.packets} packets, ${kib(q.bytes)}` +
+          (q.firstCycle !== null ? `, cycles ${q.firstCycle}..${q.lastCycle}` : '') +
+          (q.qQos !== null ? `, q_qos ${q.qQos}` : ''),
+      );
+    }
+  }
+  for (const w of a.warnings) lines.push(`  note: ${w}`);
+  const verdict = ok ? paint(out, 32, 'OK') : paint(out, 31, 'MISMATCH');
+  lines.push(
+    `  moved ${kib(r.bytesMoved)}; verified ${r.verifiedBytes} destination bytes (${r.checkedBytes} bytes compared): ` +
+      `${r.mismatches} mismatches ${verdict}  [${r.elapsedMs} ms]`,
+  );
+  for (const s of r.mismatchSamples.slice(0, 8)) {
+    lines.push(
+      `    ${s.address} (${s.region}${s.tensor ? `, tensor ${s.tensor}` : ''}${s.destination ? '' : ', not a destination'}): expected ${hex(s.expected, 2)}, got ${hex(s.actual, 2)}`,
+    );
+  }
+  if (r.trace) {
+    lines.push('');
+    lines.push('  trace: lowering');
+    for (const d of r.trace.dmas) {
+      lines.push(
+        `    ${d.dma} on ${d.queue}: backend ${d.backend}, priority_class ${d.priorityClass}, ${d.descriptors} descriptor pairs`,
+      );
+      for (const s of d.streams) {
+        for (const op of s.microOps) lines.push(`      S: ${op}`);
+        lines.push(`      -> ${s.descriptors.join(', ')}`);
+      }
+    }
+    lines.push('  trace: packets served (engine queue bytes descriptors cycles q_qos)');
+    for (const e of r.trace.service.slice(0, 200)) {
+      lines.push(
+        `    #${e.order} udma${e.engine} q${e.queue} ${e.bytes} B ${e.descriptors} desc ${e.startCycle}..${e.endCycle} q_qos ${e.qQos}`,
+      );
+    }
+    if (r.trace.service.length > 200) lines.push(`    ... ${r.trace.service.length - 200} more`);
+  }
+  return lines;
+}
+
+/** Runs one program file; returns its report. */
+async function runOne(file: string, o: RunOptions, out: Out, tty: boolean): Promise<FlowReport> {
+  const json = readJson(file);
+  const p = prepareFlow(json, { file });
+  const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
+  const device = deviceFor(o, p, ringBase);
+  let bar: SingleBar | null = null;
+  const t0 = performance.now();
+  try {
+    return await runPrepared(p, device, {
+      ringBase,
+      file,
+      seed: parseNumber(o.seed, '--seed'),
+      qos: o.qos !== false,
+      allowInferred: o.allowInferred === true,
+      trace: o.trace === true,
+      onProgress: (done, total) => {
+        if (!tty) return;
+        if (bar === null) {
+          // only for runs that take more than a moment
+          if (performance.now() - t0 < 300 || done >= total) return;
+          bar = new SingleBar(
+            {
+              format: `  ${basename(file)} [{bar}] {value}/{total} DMAs`,
+              stream: process.stderr,
+              clearOnComplete: true,
+            },
+            Presets.shades_classic,
+          );
+          bar.start(total, done);
+        }
+        bar.update(done);
+      },
+    });
+  } finally {
+    (bar as SingleBar | null)?.stop();
+    void out;
+  }
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('run')
+    .description(
+      'compile a program (or every program of a directory), run it through descriptor rings and verify every byte',
+    )
+    .argument('<program>', 'a program file (JSON) or a directory of them')
+    .option('--mock', 'run on a mock device laid out for the program')
+    .option('--device <path>', 'the device file to map (BAR0 resource file, /dev/mem, UIO map)')
+    .option('--profile <name>', 'device profile of --device (trn2)')
+    .option(`--${HARDWARE_CONFIRMATION}`, 'confirm that --device may write the hardware')
+    .option(
+      '--ring-base <addr>',
+      'device address of the rings (default: the first 1 MiB boundary past the regions)',
+    )
+    .option('--seed <n>', 'seed of the initial memory fill (default 1)')
+    .option(
+      '--no-qos',
+      'leave the arbiters in round robin (do not program each queue from its class)',
+    )
+    .option('--allow-inferred', 'also write registers that hold inferred facts')
+    .option('--json', 'print the report(s) as JSON')
+    .option('--trace', 'add the micro-op streams, descriptors and packets served')
+    .addHelpText('after', EXAMPLE)
+    .action(async (path: string, o: RunOptions) => {
+      const out = ctx.out;
+      checkDeviceOptions(o);
+      parseNumber(o.ringBase, '--ring-base');
+      parseNumber(o.seed, '--seed');
+      const files = programFiles(path);
+      const single = files.length === 1 && !statSync(path).isDirectory();
+      const reports: FlowReport[] = [];
+      const failures: { file: string; error: { code: string; message: string } }[] = [];
+      let code: number = EXIT.OK;
+      for (const file of files) {
+        try {
+          const r = await runOne(file, o, out, out.tty && !o.json);
+          reports.push(r);
+          if (!o.json) {
+            for (const line of formatReport(out, r)) out.log(line);
+            out.log('');
+          }
+        } catch (e) {
+          if (single) throw e;
+          const c = exitCodeFor(e);
+          if (c > code) code = c;
+          const err = isNxdmaError(e)
+            ? { code: e.code, message: e.message }
+            : { code: 'INTERNAL', message: String((e as Error)?.stack ?? e) };
+          failures.push({ file, error: err });
+          if (!o.json) {
+            out.err(`${file}: error [${err.code}]: ${err.message}`);
+            out.log('');
+          }
+        }
+      }
+      const total = totalsOf(reports);
+      if (total.mismatches > 0 && code === EXIT.OK) code = EXIT.VERIFY_FAILED;
+      if (o.json) {
+        out.json(single ? reports[0] : { reports, failures, total });
+      } else if (!single) {
+        const verdict =
+          total.failed === 0 && failures.length === 0
+            ? paint(out, 32, 'OK')
+            : paint(out, 31, 'FAILED');
+        out.log(
+          `total: ${total.programs} programs run, ${total.passed} passed, ${total.failed} with mismatches` +
+            (failures.length > 0 ? `, ${failures.length} not run` : '') +
+            `; ${kib(total.bytesMoved)} moved, ${total.verifiedBytes} destination bytes verified, ` +
+            `${total.mismatches} mismatches ${verdict}`,
+        );
+      }
+      if (code !== EXIT.OK) throw new CliExit(code);
+    });
+}
