@@ -1,0 +1,577 @@
+/**
+ * The queue-service timeline: a picture of the mock's service trace (mocks/service-trace.ts) as a
+ * self-contained SVG, so a QoS plan can be judged at a glance.
+ *
+ *   x = engine cycles; one lane per (engine, queue) that was served; each served packet a bar as
+ *   wide as the cycles it occupied, coloured by the queue's q_qos level at grant time
+ *   (M2S_Q[q].dwrr_cfg_2.q_qos, with a legend); at each lane's end its bytes, its share of its
+ *   engine's bytes and the cycle its last packet ended.
+ *
+ * Pure and deterministic: the same trace and options give the same bytes (no clock, no
+ * randomness, fixed number formatting). Every text that reaches the SVG is XML-escaped. Packets
+ * of one lane that would be narrower than a pixel are drawn as one bar together with their
+ * neighbours (same q_qos, gaps under a pixel), so thousands of packets stay readable and the
+ * file stays small; each bar carries its exact bytes, packets and cycles as data attributes and
+ * a tooltip.
+ */
+import { NxdmaError } from '../common/errors.ts';
+import { escapeHtml } from '../csr/docs/escape.ts';
+import { DMA_QOS_CLASS_NAMES, DMAQoSClass, defaultQueueQos } from '../csr/formats/qos-class.ts';
+import type { ServiceTrace, ServiceTraceEntry } from './service-trace.ts';
+
+/** What the timeline needs of a service-trace entry (ServiceTraceEntry has all of it). */
+export type TimelineEntry = Pick<
+  ServiceTraceEntry,
+  'engine' | 'queue' | 'bytes' | 'startCycle' | 'endCycle' | 'qQos'
+> &
+  Partial<Pick<ServiceTraceEntry, 'descriptors'>>;
+
+export interface TimelineOptions {
+  /** Heading (default "Queue service timeline"). */
+  title?: string;
+  /** Line under the heading (default: packets, bytes, queues, engines, cycle range). */
+  subtitle?: string;
+  /** Width of the picture in pixels (default 1200; 600..20000). */
+  width?: number;
+  /** Name shown next to a lane, e.g. the DMAQueue a flow placed there. */
+  laneName?: (engine: number, queue: number) => string | undefined;
+  /**
+   * Legend text after "q_qos N" (default: the DMAQoSClass names the default mapping gives that
+   * level, "P0", "P3–P14"; csr/formats/qos-class.ts). Return undefined for none.
+   */
+  qosLabel?: (qQos: number) => string | undefined;
+  /** Entries the trace could not keep (ServiceTrace.dropped; read from a ServiceTrace by default). */
+  dropped?: number;
+}
+
+/** One lane of the picture: an (engine, queue) that was served. */
+export interface TimelineLane {
+  engine: number;
+  queue: number;
+  name: string | null;
+  bytes: number;
+  packets: number;
+  descriptors: number;
+  /** bytes / bytes of the lane's engine (0..1; 0 when the engine moved no bytes). */
+  share: number;
+  firstCycle: number;
+  lastCycle: number;
+  /** Distinct q_qos levels its packets were granted at, ascending. */
+  qQos: number[];
+  /** Bars drawn for it (after aggregation). */
+  bars: number;
+}
+
+export interface TimelineResult {
+  svg: string;
+  lanes: TimelineLane[];
+  /** Bars drawn in all (each one packet or an aggregate of narrow neighbours). */
+  bars: number;
+  packets: number;
+  bytes: number;
+  /** Cycle range drawn: [startCycle, endCycle]. */
+  startCycle: number;
+  endCycle: number;
+}
+
+export const TIMELINE_DEFAULT_WIDTH = 1200;
+
+/** Colours of q_qos 0..7 (0 = best effort, grey; higher levels warmer). */
+const QOS_PALETTE = [
+  '#8e9aa6',
+  '#4e79a7',
+  '#59a14f',
+  '#f28e2b',
+  '#e15759',
+  '#b07aa1',
+  '#9c755f',
+  '#d4a017',
+] as const;
+
+/** The colour of a q_qos level: a fixed palette for 0..7, a golden-angle hue for 8..255. */
+export function qosColor(qQos: number): string {
+  if (qQos >= 0 && qQos < QOS_PALETTE.length) return QOS_PALETTE[qQos];
+  return hslHex((qQos * 137.508) % 360, 0.55, 0.45);
+}
+
+function hslHex(h: number, s: number, l: number): string {
+  const a = s * Math.min(l, 1 - l);
+  const f = (n: number): string => {
+    const k = (n + h / 30) % 12;
+    const c = l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return Math.round(c * 255)
+      .toString(16)
+      .padStart(2, '0');
+  };
+  return `#${f(0)}${f(8)}${f(4)}`;
+}
+
+/**
+ * The DMAQoSClass names the default mapping (defaultQueueQos) sends to a q_qos level, with runs
+ * of P classes folded: 4 -> "P0", 1 -> "P3–P14", 0 -> "Unassigned, Default"; undefined when no
+ * class maps there.
+ */
+export function defaultQosClasses(qQos: number): string | undefined {
+  const names = DMA_QOS_CLASS_NAMES.filter((n) => defaultQueueQos(DMAQoSClass[n]).qQos === qQos);
+  if (names.length === 0) return undefined;
+  const ps = names.filter((n) => /^P\d+$/.test(n));
+  const others = names.filter((n) => !/^P\d+$/.test(n));
+  const parts: string[] = [...others];
+  if (ps.length === 1) parts.push(ps[0]);
+  else if (ps.length > 1) parts.push(`${ps[0]}–${ps[ps.length - 1]}`);
+  return parts.join(', ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// text and numbers
+
+/** Text for an SVG text node or attribute: XML-escaped, characters XML 1.0 forbids replaced. */
+function x(text: string | number): string {
+  return escapeHtml(
+    String(text).replace(
+      // eslint-disable-next-line no-control-regex
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      '\ufffd',
+    ),
+  );
+}
+
+function round2(v: number): number {
+  return Math.round(v * 100) / 100;
+}
+
+/** A coordinate with at most two decimals, no trailing zeros. */
+function n(v: number): string {
+  const r = round2(v);
+  return Object.is(r, -0) ? '0' : String(r);
+}
+
+/** Bytes in binary units: "512 B", "1.5 KiB", "12.0 MiB". */
+export function formatBytes(b: number): string {
+  if (b < 1024) return `${b} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = b / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(v >= 100 ? 0 : 1)} ${units[i]}`;
+}
+
+/** A cycle count for axis labels: 950, 12k, 1.5M. */
+export function formatCycles(c: number): string {
+  const a = Math.abs(c);
+  const trim = (s: string): string => s.replace(/\.0+$/, '').replace(/(\.\d*?)0+$/, '$1');
+  if (a >= 1e9) return `${trim((c / 1e9).toFixed(2))}G`;
+  if (a >= 1e6) return `${trim((c / 1e6).toFixed(2))}M`;
+  if (a >= 1e3) return `${trim((c / 1e3).toFixed(1))}k`;
+  return String(Math.round(c));
+}
+
+/** Tick step: 1, 2 or 5 times a power of ten, about `target` ticks over `span`. */
+function niceStep(span: number, target: number): number {
+  const raw = span / Math.max(1, target);
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const m = raw / p;
+  const step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+  return Math.max(1, step);
+}
+
+/** Cuts text to `max` characters with an ellipsis. */
+function clip(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max - 1).join('') + '…';
+}
+
+// ---------------------------------------------------------------------------------------------
+// input
+
+function isServiceTrace(t: unknown): t is ServiceTrace {
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    typeof (t as ServiceTrace).at === 'function' &&
+    typeof (t as ServiceTrace).length === 'number'
+  );
+}
+
+const FIELDS = ['engine', 'queue', 'bytes', 'startCycle', 'endCycle', 'qQos'] as const;
+
+/** Checks every entry before anything is drawn; throws BAD_ARGUMENT naming the entry and field. */
+function validate(entries: readonly TimelineEntry[]): void {
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    const where = `trace[${i}]`;
+    if (typeof e !== 'object' || e === null) {
+      throw new NxdmaError('BAD_ARGUMENT', `${where} is not a service-trace entry`, {
+        where,
+        expected: `{ ${FIELDS.join(', ')} }`,
+        actual: e,
+      });
+    }
+    for (const f of FIELDS) {
+      const v = e[f];
+      const integer = f === 'engine' || f === 'queue' || f === 'qQos';
+      if (
+        typeof v !== 'number' ||
+        !Number.isFinite(v) ||
+        v < 0 ||
+        (integer && !Number.isInteger(v))
+      ) {
+        throw new NxdmaError(
+          'BAD_ARGUMENT',
+          `${where}.${f} must be a ${integer ? 'non-negative integer' : 'finite number >= 0'}, got ${String(v)}`,
+          { where: `${where}.${f}`, expected: integer ? 'integer >= 0' : 'number >= 0', actual: v },
+        );
+      }
+    }
+    if (e.endCycle < e.startCycle) {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        `${where}: endCycle ${e.endCycle} is before startCycle ${e.startCycle}`,
+        { where: `${where}.endCycle`, expected: `>= ${e.startCycle}`, actual: e.endCycle },
+      );
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// layout
+
+const MARGIN = 16;
+const LABEL_W = 200;
+const TOTALS_W = 250;
+const LANE_H = 22;
+const BAR_H = 14;
+const HEADER_H = 70;
+const AXIS_H = 40;
+const LEGEND_ROW_H = 20;
+/** Bars narrower than this are drawn this wide, so a lone short packet stays visible. */
+const MIN_BAR_W = 1;
+/** Bars at least this wide get a white outline, so neighbouring packets stay apart. */
+const WIDE_BAR_W = 6;
+
+interface Bar {
+  x0: number;
+  x1: number;
+  start: number;
+  end: number;
+  bytes: number;
+  packets: number;
+  descriptors: number;
+  qQos: number;
+}
+
+/**
+ * Renders a service trace as an SVG timeline (see the module comment). `trace` is a
+ * MockDevice's `serviceTrace`, or entries of it (`serviceTrace.entries({ engine })`, a flow
+ * report's `trace.service`). Throws BAD_ARGUMENT for an entry with a missing or negative field.
+ */
+export function renderTimeline(
+  trace: ServiceTrace | readonly TimelineEntry[],
+  opts: TimelineOptions = {},
+): TimelineResult {
+  let entries: readonly TimelineEntry[];
+  let dropped = opts.dropped ?? 0;
+  if (isServiceTrace(trace)) {
+    const list: ServiceTraceEntry[] = new Array(trace.length);
+    for (let i = 0; i < trace.length; i++) list[i] = trace.at(i);
+    entries = list;
+    if (opts.dropped === undefined) dropped = trace.dropped;
+  } else {
+    if (!Array.isArray(trace)) {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        'the trace must be a ServiceTrace or an array of entries',
+        {
+          where: 'trace',
+          expected: 'ServiceTrace | ServiceTraceEntry[]',
+          actual: typeof trace,
+        },
+      );
+    }
+    entries = trace;
+  }
+  validate(entries);
+  const width = opts.width ?? TIMELINE_DEFAULT_WIDTH;
+  if (!Number.isInteger(width) || width < 600 || width > 20000) {
+    throw new NxdmaError('BAD_ARGUMENT', `timeline width must be 600..20000 pixels, got ${width}`, {
+      where: 'width',
+      expected: 'integer 600..20000',
+      actual: width,
+    });
+  }
+  const qosLabel = opts.qosLabel ?? defaultQosClasses;
+
+  // --- lanes: (engine, queue) in ascending order, entry indices sorted by start cycle
+  const byLane = new Map<number, number[]>();
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  let totalBytes = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    const key = e.engine * 65536 + e.queue;
+    let list = byLane.get(key);
+    if (!list) byLane.set(key, (list = []));
+    list.push(i);
+    if (e.startCycle < t0) t0 = e.startCycle;
+    if (e.endCycle > t1) t1 = e.endCycle;
+    totalBytes += e.bytes;
+  }
+  if (entries.length === 0) {
+    t0 = 0;
+    t1 = 1;
+  }
+  if (t1 <= t0) t1 = t0 + 1;
+  const keys = [...byLane.keys()].sort((a, b) => a - b);
+  const engineBytes = new Map<number, number>();
+  for (const e of entries) engineBytes.set(e.engine, (engineBytes.get(e.engine) ?? 0) + e.bytes);
+
+  const plotX = MARGIN + LABEL_W;
+  const plotW = width - plotX - TOTALS_W - MARGIN;
+  const px = (c: number): number => plotX + ((c - t0) / (t1 - t0)) * plotW;
+
+  // --- bars, aggregated per lane
+  const lanes: TimelineLane[] = [];
+  const laneBars: Bar[][] = [];
+  for (const key of keys) {
+    const idx = byLane.get(key)!;
+    let sorted = true;
+    for (let k = 1; k < idx.length; k++)
+      if (entries[idx[k]].startCycle < entries[idx[k - 1]].startCycle) sorted = false;
+    if (!sorted) idx.sort((a, b) => entries[a].startCycle - entries[b].startCycle || a - b);
+    const bars: Bar[] = [];
+    let cur: Bar | null = null;
+    const levels = new Set<number>();
+    let bytes = 0;
+    let descriptors = 0;
+    let first = Infinity;
+    let last = -Infinity;
+    for (const i of idx) {
+      const e = entries[i];
+      const a = px(e.startCycle);
+      const b = px(e.endCycle);
+      const d = e.descriptors ?? 0;
+      levels.add(e.qQos);
+      bytes += e.bytes;
+      descriptors += d;
+      first = Math.min(first, e.startCycle);
+      last = Math.max(last, e.endCycle);
+      if (cur && cur.qQos === e.qQos && a - cur.x1 < 1 && (b - a < 1 || cur.x1 - cur.x0 < 1)) {
+        cur.x1 = Math.max(cur.x1, b);
+        cur.end = Math.max(cur.end, e.endCycle);
+        cur.bytes += e.bytes;
+        cur.packets++;
+        cur.descriptors += d;
+        continue;
+      }
+      cur = {
+        x0: a,
+        x1: b,
+        start: e.startCycle,
+        end: e.endCycle,
+        bytes: e.bytes,
+        packets: 1,
+        descriptors: d,
+        qQos: e.qQos,
+      };
+      bars.push(cur);
+    }
+    const engine = Math.floor(key / 65536);
+    const queue = key % 65536;
+    const eb = engineBytes.get(engine) ?? 0;
+    const name = opts.laneName?.(engine, queue);
+    lanes.push({
+      engine,
+      queue,
+      name: name === undefined || name === '' ? null : name,
+      bytes,
+      packets: idx.length,
+      descriptors,
+      share: eb > 0 ? bytes / eb : 0,
+      firstCycle: first,
+      lastCycle: last,
+      qQos: [...levels].sort((a, b) => a - b),
+      bars: bars.length,
+    });
+    laneBars.push(bars);
+  }
+
+  // --- legend entries: every level drawn, highest (served first) first
+  const levels = [...new Set(entries.map((e) => e.qQos))].sort((a, b) => b - a);
+  const legendItems = levels.map((q) => {
+    const hint = qosLabel(q);
+    return { q, text: `q_qos ${q}${hint ? ` (${hint})` : ''}` };
+  });
+  const legendX0 = MARGIN + LABEL_W;
+  const legendPerRow = Math.max(1, Math.floor((width - legendX0 - MARGIN) / 190));
+  const legendRows = Math.max(1, Math.ceil(legendItems.length / legendPerRow));
+
+  const laneCount = Math.max(1, lanes.length);
+  const plotY = HEADER_H;
+  const plotH = laneCount * LANE_H;
+  const axisY = plotY + plotH;
+  const legendY = axisY + AXIS_H;
+  const height = legendY + legendRows * LEGEND_ROW_H + MARGIN;
+
+  // --- text
+  const engines = [...engineBytes.keys()].sort((a, b) => a - b);
+  const title = opts.title ?? 'Queue service timeline';
+  const subtitle =
+    opts.subtitle ??
+    (entries.length === 0
+      ? 'no packets were served'
+      : `${entries.length} packets, ${formatBytes(totalBytes)} (${totalBytes} bytes) on ` +
+        `${lanes.length} queue${lanes.length === 1 ? '' : 's'} of ` +
+        `${engines.length === 1 ? `engine ${engines[0]}` : `engines ${engines.join(', ')}`}; ` +
+        `cycles ${t0}–${t1}` +
+        (dropped > 0 ? `; ${dropped} packets not kept by the trace` : ''));
+
+  const o: string[] = [];
+  o.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
+      `viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="tl-title tl-desc">`,
+  );
+  o.push(`<title id="tl-title">${x(title)}</title>`);
+  o.push(`<desc id="tl-desc">${x(subtitle)}</desc>`);
+  o.push(
+    '<style>' +
+      '.bar{shape-rendering:crispEdges}' +
+      'text{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;fill:#1f2328;font-size:12px}' +
+      '.t{font-size:16px;font-weight:bold}.s{fill:#57606a}.m{font-family:"DejaVu Sans Mono",' +
+      'Menlo,Consolas,monospace;font-size:11px}.ax{fill:#57606a;font-size:11px}' +
+      '.grid{stroke:#d0d7de;stroke-width:1}.eng{stroke:#8c959f;stroke-width:1}' +
+      '.bar.w{stroke:#ffffff;stroke-width:1}' +
+      '</style>',
+  );
+  o.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
+  o.push(`<text class="t" x="${MARGIN}" y="24">${x(title)}</text>`);
+  o.push(`<text class="s" x="${MARGIN}" y="44">${x(subtitle)}</text>`);
+  // column headings
+  o.push(`<text class="ax" x="${MARGIN}" y="${plotY - 6}">engine / queue</text>`);
+  o.push(
+    `<text class="ax" x="${n(plotX + plotW + 8)}" y="${plotY - 6}">bytes, share of engine, last cycle</text>`,
+  );
+
+  // lane backgrounds, labels, totals
+  lanes.forEach((l, i) => {
+    const y = plotY + i * LANE_H;
+    if (i % 2 === 1)
+      o.push(
+        `<rect x="${MARGIN}" y="${y}" width="${width - 2 * MARGIN}" height="${LANE_H}" fill="#f6f8fa"/>`,
+      );
+    const label = `udma${l.engine} q${l.queue}`;
+    const full = l.name ? `${label} ${l.name}` : label;
+    o.push(
+      `<text x="${MARGIN + 4}" y="${n(y + LANE_H / 2 + 4)}"><title>${x(full)}</title>` +
+        `<tspan class="m">${x(label)}</tspan>` +
+        (l.name ? `<tspan class="s" dx="6">${x(clip(l.name, 16))}</tspan>` : '') +
+        '</text>',
+    );
+  });
+  if (lanes.length === 0) {
+    o.push(
+      `<text class="s" x="${n(plotX + plotW / 2)}" y="${n(plotY + LANE_H / 2 + 4)}" text-anchor="middle">no packets were served</text>`,
+    );
+  }
+
+  // grid and axis
+  const step = niceStep(t1 - t0, Math.max(2, Math.floor(plotW / 110)));
+  const ticks: number[] = [];
+  for (let c = Math.ceil(t0 / step) * step; c <= t1 + 1e-9; c += step) ticks.push(c);
+  o.push('<g class="axis">');
+  for (const c of ticks) {
+    const tx = n(px(c));
+    o.push(`<line class="grid" x1="${tx}" y1="${plotY}" x2="${tx}" y2="${axisY + 4}"/>`);
+    o.push(
+      `<text class="ax" x="${tx}" y="${axisY + 16}" text-anchor="middle">${x(formatCycles(c))}</text>`,
+    );
+  }
+  o.push(
+    `<line class="eng" x1="${plotX}" y1="${axisY}" x2="${n(plotX + plotW)}" y2="${axisY}"/>` +
+      `<line class="eng" x1="${plotX}" y1="${plotY}" x2="${plotX}" y2="${axisY}"/>` +
+      `<text class="ax" x="${n(plotX + plotW / 2)}" y="${axisY + 32}" text-anchor="middle">engine cycles</text>`,
+  );
+  o.push('</g>');
+
+  // engine separators
+  for (let i = 1; i < lanes.length; i++) {
+    if (lanes[i].engine !== lanes[i - 1].engine) {
+      const y = plotY + i * LANE_H;
+      o.push(`<line class="eng" x1="${MARGIN}" y1="${y}" x2="${width - MARGIN}" y2="${y}"/>`);
+    }
+  }
+
+  // bars
+  let barCount = 0;
+  lanes.forEach((l, i) => {
+    const y = plotY + i * LANE_H + (LANE_H - BAR_H) / 2;
+    const label = `udma${l.engine} q${l.queue}`;
+    o.push(
+      `<g class="lane" data-engine="${l.engine}" data-queue="${l.queue}" data-bytes="${l.bytes}" ` +
+        `data-packets="${l.packets}">`,
+    );
+    for (const b of laneBars[i]) {
+      barCount++;
+      // edges rounded once, so neighbouring bars meet exactly
+      const w = Math.max(MIN_BAR_W, round2(b.x1) - round2(b.x0));
+      const tip =
+        `${label}${l.name ? ` ${l.name}` : ''}: ${b.packets} packet${b.packets === 1 ? '' : 's'}, ` +
+        `${b.bytes} bytes, cycles ${b.start}–${b.end}, q_qos ${b.qQos}`;
+      o.push(
+        `<rect class="${w >= WIDE_BAR_W ? 'bar w' : 'bar'}" x="${n(b.x0)}" y="${n(y)}" width="${n(w)}" height="${BAR_H}" ` +
+          `fill="${qosColor(b.qQos)}" data-qqos="${b.qQos}" data-bytes="${b.bytes}" ` +
+          `data-packets="${b.packets}" data-start="${b.start}" data-end="${b.end}">` +
+          `<title>${x(tip)}</title></rect>`,
+      );
+    }
+    o.push('</g>');
+    // totals at the lane end: a share gauge, bytes, share of the engine, last cycle
+    const ty = plotY + i * LANE_H;
+    const gx = plotX + plotW + 8;
+    const ly = n(ty + LANE_H / 2 + 4);
+    o.push(
+      `<g class="totals" data-engine="${l.engine}" data-queue="${l.queue}">` +
+        `<rect x="${n(gx)}" y="${n(ty + 6)}" width="40" height="10" fill="#eaeef2"/>` +
+        `<rect x="${n(gx)}" y="${n(ty + 6)}" width="${n(40 * l.share)}" height="10" ` +
+        `fill="${qosColor(l.qQos[l.qQos.length - 1])}"/>` +
+        `<text class="m" x="${n(gx + 118)}" y="${ly}" text-anchor="end">${x(formatBytes(l.bytes))}</text>` +
+        `<text class="m" x="${n(gx + 172)}" y="${ly}" text-anchor="end">${x(`${(l.share * 100).toFixed(1)}%`)}</text>` +
+        `<text class="m s" x="${n(gx + 226)}" y="${ly}" text-anchor="end">${x(formatCycles(l.lastCycle))}</text>` +
+        '</g>',
+    );
+  });
+
+  // legend
+  o.push(`<g class="legend">`);
+  o.push(`<text class="ax" x="${MARGIN}" y="${legendY + 12}">colour = q_qos level</text>`);
+  legendItems.forEach((it, k) => {
+    const lx = legendX0 + (k % legendPerRow) * 190;
+    const ly = legendY + Math.floor(k / legendPerRow) * LEGEND_ROW_H;
+    o.push(
+      `<rect x="${lx}" y="${ly + 2}" width="14" height="12" fill="${qosColor(it.q)}" data-qqos="${it.q}"/>` +
+        `<text x="${lx + 20}" y="${ly + 12}">${x(it.text)}</text>`,
+    );
+  });
+  o.push('</g>');
+  o.push('</svg>');
+
+  return {
+    svg: o.join('\n') + '\n',
+    lanes,
+    bars: barCount,
+    packets: entries.length,
+    bytes: totalBytes,
+    startCycle: t0,
+    endCycle: t1,
+  };
+}
+
+/** renderTimeline(...).svg. */
+export function timelineSvg(
+  trace: ServiceTrace | readonly TimelineEntry[],
+  opts: TimelineOptions = {},
+): string {
+  return renderTimeline(trace, opts).svg;
+}
