@@ -1,0 +1,100 @@
+/** Fixtures of the lowering tests: small programs built with ProgramBuilder, compiled and lowered. */
+import { ProgramBuilder, type BlockBuilder } from '../../../compiler/ir/builder.ts';
+import type { ArchLevel } from '../../../compiler/ir/enums.ts';
+import type { Module } from '../../../compiler/ir/module.ts';
+import type { ProgramOptionsInput } from '../../../compiler/ir/program.ts';
+import { compile } from '../../../compiler/passes/pipeline.ts';
+import { lower, type LowerOptions, type LoweredProgram } from '../../../compiler/lower/lower.ts';
+
+/**
+ * A builder with regions host (DRAM, 0x1_0000_0000, 1 MiB), hbm (DRAM, 0x2_0000_0000, 1 MiB) and
+ * sb (SB, 0x400_0000, 1 MiB), in that order (BOUND_CHECK_REG bc_reg 0, 1, 2), and tensors:
+ * x (Input fp32 [256, 64] at host+0), y (Output fp32 [256, 64] at host+0x10000),
+ * a (Input bf16 [128, 128] at host+0x20000), b (Output bf16 [128,128] at host+0x28000),
+ * h (Internal fp32 [256, 64] at hbm+0), t (fp32 [128, 64] at sb+0), u (fp32 [128, 64] at sb+0x8000),
+ * p (bf16 [128, 128] at sb+0x10000), q (bf16 [128, 128] at sb+0x18000),
+ * idx (Input uint32 [16] at host+0x30000: 15, 3, 0, 7, 9, 1, 12, 5, 2, 14, 6, 11, 4, 13, 8, 10),
+ * sidx (Input int32 [16] at host+0x30040, same values).
+ */
+export function fixture(arch: ArchLevel = 30, options: ProgramOptionsInput = {}): ProgramBuilder {
+  const b = new ProgramBuilder({ name: 'lower-fixture', arch, options });
+  b.region({ name: 'host', type: 'dram', base: 0x1_0000_0000, size: 0x10_0000 });
+  b.region({ name: 'hbm', type: 'dram', base: 0x2_0000_0000, size: 0x10_0000 });
+  b.region({ name: 'sb', type: 'sb', base: 0x400_0000, size: 0x10_0000 });
+  b.tensor({ name: 'x', region: 'host', dtype: 'fp32', shape: [256, 64], kind: 'Input' });
+  b.tensor({
+    name: 'y',
+    region: 'host',
+    offset: 0x1_0000,
+    dtype: 'fp32',
+    shape: [256, 64],
+    kind: 'Output',
+  });
+  b.tensor({
+    name: 'a',
+    region: 'host',
+    offset: 0x2_0000,
+    dtype: 'bf16',
+    shape: [128, 128],
+    kind: 'Input',
+  });
+  b.tensor({
+    name: 'b',
+    region: 'host',
+    offset: 0x2_8000,
+    dtype: 'bf16',
+    shape: [128, 128],
+    kind: 'Output',
+  });
+  b.tensor({ name: 'h', region: 'hbm', dtype: 'fp32', shape: [256, 64], kind: 'Internal' });
+  b.tensor({ name: 't', region: 'sb', dtype: 'fp32', shape: [128, 64] });
+  b.tensor({ name: 'u', region: 'sb', offset: 0x8000, dtype: 'fp32', shape: [128, 64] });
+  b.tensor({ name: 'p', region: 'sb', offset: 0x1_0000, dtype: 'bf16', shape: [128, 128] });
+  b.tensor({ name: 'q', region: 'sb', offset: 0x1_8000, dtype: 'bf16', shape: [128, 128] });
+  const idx = [15, 3, 0, 7, 9, 1, 12, 5, 2, 14, 6, 11, 4, 13, 8, 10];
+  b.tensor({
+    name: 'idx',
+    region: 'host',
+    offset: 0x3_0000,
+    dtype: 'uint32',
+    shape: [16],
+    kind: 'Input',
+    init: idx,
+  });
+  b.tensor({
+    name: 'sidx',
+    region: 'host',
+    offset: 0x3_0040,
+    dtype: 'int32',
+    shape: [16],
+    kind: 'Input',
+    init: idx,
+  });
+  return b;
+}
+
+/** Builds, compiles and returns the module of a fixture program with one block. */
+export function compiled(
+  body: (bb: BlockBuilder) => void,
+  arch: ArchLevel = 30,
+  options: ProgramOptionsInput = {},
+): Module {
+  const b = fixture(arch, options);
+  body(b.function('main').block('entry'));
+  return compile(b.build()).module;
+}
+
+/** compiled() then lower(). */
+export function lowered(
+  body: (bb: BlockBuilder) => void,
+  arch: ArchLevel = 30,
+  options: ProgramOptionsInput = {},
+  lopts: LowerOptions = {},
+): LoweredProgram {
+  return lower(compiled(body, arch, options), lopts);
+}
+
+/** Hex string of bytes, space separated. */
+export function hexBytes(b: Uint8Array): string {
+  return [...b].map((x) => x.toString(16).padStart(2, '0')).join(' ');
+}
