@@ -1,0 +1,248 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ProgramBuilder, type BlockBuilder } from '../../../compiler/ir/builder.ts';
+import type { Module } from '../../../compiler/ir/module.ts';
+import {
+  decodeElement,
+  encodeElement,
+  fromBf16,
+  fromHalf,
+  initialImage,
+  interpret,
+  toBf16,
+  toHalf,
+  type MemoryImage,
+} from '../../../compiler/interp/index.ts';
+
+function program(body: (bb: BlockBuilder) => void, loop?: number): Module {
+  const b = new ProgramBuilder({ name: 'interp', arch: 30 });
+  b.region({ name: 'host', type: 'dram', base: 0x1000_0000, size: 0x1_0000 });
+  b.region({ name: 'sb', type: 'sb', base: 0x2000_0000, size: 0x1_0000 });
+  b.tensor({
+    name: 'm',
+    region: 'host',
+    dtype: 'fp32',
+    shape: [4, 6],
+    kind: 'Input',
+    init: Array.from({ length: 24 }, (_, i) => i),
+  });
+  b.tensor({ name: 'mt', region: 'sb', dtype: 'fp32', shape: [6, 4] });
+  b.tensor({
+    name: 'w',
+    region: 'sb',
+    offset: 0x100,
+    dtype: 'fp32',
+    shape: [4, 6],
+    init: new Array(24).fill(10),
+  });
+  b.tensor({ name: 'i32', region: 'sb', offset: 0x200, dtype: 'int32', shape: [4, 6] });
+  b.tensor({
+    name: 'idx',
+    region: 'host',
+    offset: 0x800,
+    dtype: 'uint32',
+    shape: [3],
+    kind: 'Input',
+    init: [3, 0, 2],
+  });
+  b.tensor({
+    name: 'h16',
+    region: 'sb',
+    offset: 0x400,
+    dtype: 'fp16',
+    shape: [8],
+    init: [1, -2, 0.5, 65504, 1e-7, 3.14159, -0, 100],
+  });
+  const fb = b.function('main');
+  if (loop) {
+    body(fb.block('body', { loop: { iterations: loop } }));
+  } else {
+    body(fb.block('entry'));
+  }
+  return b.build();
+}
+
+function f32At(img: MemoryImage, addr: number): number {
+  const r = img.region(addr, 4);
+  return decodeElement('fp32', r.bytes, addr - r.base);
+}
+
+const M = 0x1000_0000;
+const MT = 0x2000_0000;
+const W = 0x2000_0100;
+
+describe('element codecs', () => {
+  it('fp16: exact values, rounding to nearest even, subnormals, infinity', () => {
+    expect(toHalf(1)).toBe(0x3c00);
+    expect(toHalf(-2)).toBe(0xc000);
+    expect(toHalf(65504)).toBe(0x7bff);
+    expect(toHalf(65520)).toBe(0x7c00); // rounds up to infinity
+    expect(toHalf(2 ** -24)).toBe(0x0001);
+    expect(toHalf(1 + 2 ** -11)).toBe(0x3c00); // tie -> even
+    expect(toHalf(1 + 3 * 2 ** -11)).toBe(0x3c02);
+    expect(fromHalf(0x3555)).toBeCloseTo(0.333251953125, 12);
+    for (let h = 0; h < 0x7c00; h += 97) expect(toHalf(fromHalf(h))).toBe(h);
+  });
+
+  it('bf16: the upper half of fp32, rounded to nearest even', () => {
+    expect(toBf16(1)).toBe(0x3f80);
+    expect(toBf16(-3.5)).toBe(0xc060);
+    expect(fromBf16(0x4049)).toBeCloseTo(3.140625, 10);
+    for (let h = 0; h < 0x7f80; h += 101) expect(toBf16(fromBf16(h))).toBe(h);
+  });
+
+  it('every dtype round-trips through encode / decode', () => {
+    const b = new Uint8Array(8);
+    const cases: [Parameters<typeof encodeElement>[0], number][] = [
+      ['uint8', 200],
+      ['int8', -100],
+      ['uint16', 60000],
+      ['int16', -30000],
+      ['uint32', 4000000000],
+      ['int32', -2000000000],
+      ['fp32', 1.5],
+      ['fp16', -0.25],
+      ['bf16', 256],
+    ];
+    for (const [t, v] of cases) {
+      encodeElement(t, v, b, 1);
+      expect(decodeElement(t, b, 1)).toBe(v);
+    }
+  });
+});
+
+describe('initial memory', () => {
+  it('is a deterministic fill per seed, with tensor init values on top', () => {
+    const m = program(() => {});
+    const a = initialImage(m, 7);
+    const b = initialImage(m, 7);
+    const c = initialImage(m, 8);
+    expect(Buffer.compare(a.regions[1].bytes, b.regions[1].bytes)).toBe(0);
+    expect(Buffer.compare(a.regions[1].bytes, c.regions[1].bytes)).not.toBe(0);
+    expect(f32At(a, M + 4 * 5)).toBe(5);
+    const h = a.region(0x2000_0400, 16);
+    expect(decodeElement('fp16', h.bytes, 0x400 + 2)).toBe(-2);
+    expect(decodeElement('fp16', h.bytes, 0x400 + 6)).toBe(65504);
+  });
+});
+
+describe('reference interpreter', () => {
+  it('walks a transpose element by element: mt[c][r] = m[r][c]', () => {
+    const m = program((bb) =>
+      bb.copy({
+        src: { tensor: 'm', partition: [1, 6], free: [[6, 4]] },
+        dst: { tensor: 'mt', partition: [4, 6], free: [[1, 4]] },
+      }),
+    );
+    const { image, written, dmas, elements } = interpret(m, initialImage(m));
+    expect(dmas).toBe(1);
+    expect(elements).toBe(24);
+    for (let r = 0; r < 4; r++)
+      for (let c = 0; c < 6; c++) expect(f32At(image, MT + 4 * (c * 4 + r))).toBe(r * 6 + c);
+    // exactly the 96 destination bytes are marked written
+    expect(written[1].reduce((a, v) => a + v, 0)).toBe(96);
+    expect(written[0].reduce((a, v) => a + v, 0)).toBe(0);
+  });
+
+  it('reads rows through an index tensor (vector dynamic offset), at the time the DMA runs', () => {
+    const m = program((bb) =>
+      bb.load({
+        src: {
+          tensor: 'm',
+          partition: [6, 3],
+          free: [[1, 6]],
+          dynamic: { vector: { indexTensor: 'idx' } },
+        },
+        dst: { tensor: 'mt', partition: [6, 3], free: [[1, 6]] },
+      }),
+    );
+    const { image } = interpret(m, initialImage(m));
+    const rows = [3, 0, 2];
+    for (let p = 0; p < 3; p++)
+      for (let j = 0; j < 6; j++) expect(f32At(image, MT + 4 * (p * 6 + j))).toBe(rows[p] * 6 + j);
+  });
+
+  it('adds a scalar dynamic offset and walks negative steps', () => {
+    const m = program((bb) =>
+      bb.load({
+        src: {
+          tensor: 'm',
+          offset: 0,
+          partition: [-6, 2],
+          free: [[-1, 3]],
+          dynamic: { scalar: { register: 'r1', value: 11 } },
+        },
+        dst: { tensor: 'mt', partition: [3, 2], free: [[1, 3]] },
+      }),
+    );
+    const { image } = interpret(m, initialImage(m));
+    // elements 11, 10, 9, then 5, 4, 3
+    expect([0, 1, 2, 3, 4, 5].map((k) => f32At(image, MT + 4 * k))).toEqual([11, 10, 9, 5, 4, 3]);
+  });
+
+  it('runs a loop body `iterations` times (a destination reduce shows the count)', () => {
+    const m = program(
+      (bb) =>
+        bb.copy({
+          dstReduce: 'add',
+          src: { tensor: 'm', partition: [6, 4], free: [[1, 6]] },
+          dst: { tensor: 'w', partition: [6, 4], free: [[1, 6]] },
+        }),
+      3,
+    );
+    const { image, dmas } = interpret(m, initialImage(m));
+    expect(dmas).toBe(3);
+    for (let k = 0; k < 24; k++) expect(f32At(image, W + 4 * k)).toBe(10 + 3 * k);
+  });
+
+  it('max, min and multiply reduce into the destination', () => {
+    for (const [op, f] of [
+      ['max', (a: number, b: number) => Math.max(a, b)],
+      ['min', (a: number, b: number) => Math.min(a, b)],
+      ['multiply', (a: number, b: number) => a * b],
+    ] as const) {
+      const m = program((bb) =>
+        bb.copy({
+          dstReduce: op,
+          src: { tensor: 'm', partition: [6, 4], free: [[1, 6]] },
+          dst: { tensor: 'w', partition: [6, 4], free: [[1, 6]] },
+        }),
+      );
+      const { image } = interpret(m, initialImage(m));
+      for (let k = 0; k < 24; k++) expect(f32At(image, W + 4 * k)).toBe(f(10, k));
+    }
+  });
+
+  it('a dtype change converts the value (fp32 -> int32)', () => {
+    const m = program((bb) =>
+      bb.copy({
+        src: { tensor: 'm', partition: [6, 4], free: [[1, 6]] },
+        dst: { tensor: 'i32', partition: [6, 4], free: [[1, 6]] },
+      }),
+    );
+    const { image } = interpret(m, initialImage(m));
+    const r = image.region(0x2000_0200, 96);
+    for (let k = 0; k < 24; k++) expect(decodeElement('int32', r.bytes, 0x200 + 4 * k)).toBe(k);
+  });
+
+  it('compute instructions and collectives leave memory as it is', () => {
+    const m = program((bb) => {
+      bb.compute('Activation', { reads: ['m'], writes: ['w'] });
+      bb.collective({ args: ['w'], results: ['mt'] });
+    });
+    const before = initialImage(m);
+    const { image } = interpret(m, before.clone());
+    image.regions.forEach((r, i) =>
+      expect(Buffer.compare(r.bytes, before.regions[i].bytes)).toBe(0),
+    );
+  });
+
+  it('is independent of the lowering: no file of compiler/interp imports compiler/lower', () => {
+    const dir = join(import.meta.dirname, '../../../compiler/interp');
+    for (const f of readdirSync(dir)) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      expect(text).not.toMatch(/from '[^']*lower\//);
+    }
+  });
+});
