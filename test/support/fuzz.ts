@@ -7,6 +7,7 @@
  *
  * Also the checks every suite repeats: "only NxdmaError escapes" and deep snapshots of state.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import { NxdmaError, type ErrorCode } from '../../common/errors.ts';
 
@@ -106,4 +107,12 @@ export function expectWellFormed(e: NxdmaError): void {
 /** A deep copy of plain JSON-like data (structuredClone keeps undefined, -0, NaN and sparse holes). */
 export function snapshot<T>(v: T): T {
   return structuredClone(v);
+}
+
+/**
+ * Expects `value` to deep-equal the snapshot taken before a call (node's isDeepStrictEqual: own
+ * keys named `constructor` or `__proto__` compare as data, as a parser sees them).
+ */
+export function expectUnchanged(value: unknown, before: unknown, what = 'the input'): void {
+  expect(isDeepStrictEqual(value, before), `${what} was changed`).toBe(true);
 }

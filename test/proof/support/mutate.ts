@@ -74,7 +74,9 @@ export type Mutation =
   | { kind: 'delete'; at: number }
   | { kind: 'insert'; at: number; key: string; value: Json }
   | { kind: 'duplicate'; at: number }
-  | { kind: 'numberNudge'; at: number; delta: number };
+  | { kind: 'numberNudge'; at: number; delta: number }
+  /** The value found at another place of the same document (a valid word in the wrong place). */
+  | { kind: 'borrow'; at: number; from: number };
 
 export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   {
@@ -99,6 +101,10 @@ export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('duplicate' as const), at: fc.nat() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('borrow' as const), at: fc.nat(), from: fc.nat() }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -140,6 +146,10 @@ function numberLike(v: Json): boolean {
   );
 }
 
+function isLeaf(v: Json): boolean {
+  return v === null || typeof v !== 'object';
+}
+
 function get(p: Place): Json {
   return (p.parent as Record<string | number, Json>)[p.key];
 }
@@ -162,7 +172,12 @@ export function mutate(doc: Json, muts: readonly Mutation[]): Json {
     const all = places(out);
     // Nudges go to numbers and number-like strings (offsets, sizes, bit ranges), where the deep
     // checks live; other edits go anywhere.
-    const ps = m.kind === 'numberNudge' ? all.filter((p) => numberLike(get(p))) : all;
+    const ps =
+      m.kind === 'numberNudge'
+        ? all.filter((p) => numberLike(get(p)))
+        : m.kind === 'borrow'
+          ? all.filter((p) => isLeaf(get(p)))
+          : all;
     if (ps.length === 0) continue;
     const p = ps[m.at % ps.length];
     switch (m.kind) {
@@ -179,6 +194,16 @@ export function mutate(doc: Json, muts: readonly Mutation[]): Json {
         else if (target !== null && typeof target === 'object')
           set({ parent: target as Record<string, Json>, key: m.key }, structuredClone(m.value));
         else set(p, structuredClone(m.value));
+        break;
+      }
+      case 'borrow': {
+        // Half the time a value found under the same key elsewhere (a valid word in the wrong
+        // place), else any leaf of the same type.
+        const v = get(p);
+        const sameKey = all.filter((q) => q.key === p.key && isLeaf(get(q)) && get(q) !== v);
+        const sameType = all.filter((q) => isLeaf(get(q)) && typeof get(q) === typeof v);
+        const pool = m.from % 2 === 0 && sameKey.length > 0 ? sameKey : sameType;
+        if (pool.length > 0) set(p, structuredClone(get(pool[(m.from >>> 1) % pool.length])));
         break;
       }
       case 'duplicate':
