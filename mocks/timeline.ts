@@ -240,7 +240,12 @@ function validate(entries: readonly TimelineEntry[]): void {
 // layout
 
 const MARGIN = 16;
-const LABEL_W = 200;
+/** The label column: at least this wide, at most this (and 30% of the width). */
+const LABEL_MIN_W = 120;
+const LABEL_MAX_W = 380;
+/** Approximate advance of a character of the label fonts (11 px monospace, 12 px sans). */
+const MONO_CHAR_W = 6.7;
+const TEXT_CHAR_W = 6.9;
 const TOTALS_W = 250;
 const LANE_H = 22;
 const BAR_H = 14;
@@ -328,7 +333,20 @@ export function renderTimeline(
   const engineBytes = new Map<number, number>();
   for (const e of entries) engineBytes.set(e.engine, (engineBytes.get(e.engine) ?? 0) + e.bytes);
 
-  const plotX = MARGIN + LABEL_W;
+  // --- lane labels: "udma<e> q<q>" and the lane's name; the label column fits them (capped)
+  const names = keys.map((key) => {
+    const name = opts.laneName?.(Math.floor(key / 65536), key % 65536);
+    return name === undefined || name === '' ? null : name;
+  });
+  const labelCap = Math.min(LABEL_MAX_W, Math.floor(width * 0.3));
+  let labelW = LABEL_MIN_W;
+  keys.forEach((key, i) => {
+    const id = `udma${Math.floor(key / 65536)} q${key % 65536}`.length * MONO_CHAR_W;
+    const nm = names[i] === null ? 0 : 6 + Array.from(names[i]!).length * TEXT_CHAR_W;
+    labelW = Math.max(labelW, Math.ceil(8 + id + nm + 8));
+  });
+  labelW = Math.min(labelW, labelCap);
+  const plotX = MARGIN + labelW;
   const plotW = width - plotX - TOTALS_W - MARGIN;
   const px = (c: number): number => plotX + ((c - t0) / (t1 - t0)) * plotW;
 
@@ -381,11 +399,11 @@ export function renderTimeline(
     const engine = Math.floor(key / 65536);
     const queue = key % 65536;
     const eb = engineBytes.get(engine) ?? 0;
-    const name = opts.laneName?.(engine, queue);
+    const name = names[lanes.length];
     lanes.push({
       engine,
       queue,
-      name: name === undefined || name === '' ? null : name,
+      name,
       bytes,
       packets: idx.length,
       descriptors,
@@ -404,7 +422,7 @@ export function renderTimeline(
     const hint = qosLabel(q);
     return { q, text: `q_qos ${q}${hint ? ` (${hint})` : ''}` };
   });
-  const legendX0 = MARGIN + LABEL_W;
+  const legendX0 = plotX;
   const legendPerRow = Math.max(1, Math.floor((width - legendX0 - MARGIN) / 190));
   const legendRows = Math.max(1, Math.ceil(legendItems.length / legendPerRow));
 
@@ -466,7 +484,9 @@ export function renderTimeline(
     o.push(
       `<text x="${MARGIN + 4}" y="${n(y + LANE_H / 2 + 4)}"><title>${x(full)}</title>` +
         `<tspan class="m">${x(label)}</tspan>` +
-        (l.name ? `<tspan class="s" dx="6">${x(clip(l.name, 16))}</tspan>` : '') +
+        (l.name
+          ? `<tspan class="s" dx="6">${x(clip(l.name, Math.max(4, Math.floor((labelW - 22 - label.length * MONO_CHAR_W) / TEXT_CHAR_W))))}</tspan>`
+          : '') +
         '</text>',
     );
   });
@@ -538,7 +558,7 @@ export function renderTimeline(
         `fill="${qosColor(l.qQos[l.qQos.length - 1])}"/>` +
         `<text class="m" x="${n(gx + 118)}" y="${ly}" text-anchor="end">${x(formatBytes(l.bytes))}</text>` +
         `<text class="m" x="${n(gx + 172)}" y="${ly}" text-anchor="end">${x(`${(l.share * 100).toFixed(1)}%`)}</text>` +
-        `<text class="m s" x="${n(gx + 226)}" y="${ly}" text-anchor="end">${x(formatCycles(l.lastCycle))}</text>` +
+        `<text class="m s" x="${n(gx + 226)}" y="${ly}" text-anchor="end">${x(l.lastCycle < 1e5 ? String(l.lastCycle) : formatCycles(l.lastCycle))}</text>` +
         '</g>',
     );
   });

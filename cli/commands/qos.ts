@@ -29,6 +29,7 @@ import {
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
 import { paint, table } from '../output.ts';
+import { qosShowTimeline, type QosTimelineOptions } from '../qos-timeline.ts';
 
 interface CommonOptions {
   engine?: string;
@@ -223,10 +224,11 @@ function jsonWrite(w: QosWrite): QosJsonWrite {
 
 // ---------------------------------------------------------------------------------------------
 
-function show(ctx: CliContext, file: string, opts: CommonOptions): void {
+function show(ctx: CliContext, file: string, opts: CommonOptions & QosTimelineOptions): void {
   const plan = readPlan(file);
   const engines = engineFilter(plan, opts.engine);
   const program = planQos(plan, { allowInferred: opts.allowInferred, engines });
+  const timeline = qosShowTimeline(plan, file, opts, engines);
   if (opts.json) {
     ctx.out.json({
       engines: describeQosPlan(plan, engines),
@@ -247,6 +249,7 @@ function show(ctx: CliContext, file: string, opts: CommonOptions): void {
         offset: w.offset,
       })),
       warnings: program.warnings,
+      ...(timeline ? { timeline } : {}),
     });
     return;
   }
@@ -273,6 +276,11 @@ function show(ctx: CliContext, file: string, opts: CommonOptions): void {
         : ''),
   );
   printWarnings(ctx, program.warnings);
+  if (timeline) {
+    ctx.out.log(
+      `timeline: ${timeline.file} (${timeline.lanes} queues, ${timeline.packets} packets served on the mock)`,
+    );
+  }
 }
 
 function apply(ctx: CliContext, file: string, opts: ApplyOptions): void {
@@ -384,6 +392,7 @@ const SHOW_HELP = `
 Example:
   $ nxdma qos show examples/qos-plan.json
   $ nxdma qos show examples/qos-plan.json --engine 0 --json
+  $ nxdma qos show examples/qos-plan.json --timeline qos.svg
 
 The plan as a table per engine (class, priority_class, AXI_qos, q_qos, weight, HP, rate limits,
 arbiter modes) and the register writes it makes (mask and value). Needs no device.`;
@@ -413,6 +422,12 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--engine <n>', 'only this engine of the plan')
     .option('--allow-inferred', 'include registers whose facts are inferred')
     .option('--json', 'machine-readable output')
+    .option(
+      '--timeline <file>',
+      'run the plan on a mock with every queue backlogged; draw it (SVG)',
+    )
+    .option('--timeline-packets <n>', 'copies queued per queue for --timeline (default 64)')
+    .option('--timeline-bytes <n>', 'bytes per copy for --timeline (default 4096)')
     .addHelpText('after', SHOW_HELP)
     .action((file: string, opts: CommonOptions) => show(ctx, file, opts));
 

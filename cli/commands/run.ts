@@ -10,7 +10,6 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { NxdmaError, hex, isNxdmaError } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
@@ -27,6 +26,8 @@ import {
 import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, paint, table } from '../output.ts';
+import { progress } from '../progress.ts';
+import { checkTimelineOption, timelineFileFor, writeTimeline } from '../timeline.ts';
 
 /** The confirmation a hardware run needs. */
 export const HARDWARE_CONFIRMATION = 'i-understand-this-writes-to-hardware';
@@ -53,6 +54,7 @@ interface RunOptions {
   profile?: string;
   json?: boolean;
   trace?: boolean;
+  timeline?: string;
   ringBase?: string;
   seed?: string;
   qos?: boolean;
@@ -253,42 +255,39 @@ export function formatReport(out: Out, r: FlowReport): string[] {
   return lines;
 }
 
-/** Runs one program file; returns its report. */
-async function runOne(file: string, o: RunOptions, out: Out, tty: boolean): Promise<FlowReport> {
+/** Runs one program file; returns its report (and draws its timeline into `timeline`). */
+async function runOne(
+  file: string,
+  o: RunOptions,
+  out: Out,
+  tty: boolean,
+  timeline?: string,
+): Promise<FlowReport> {
   const json = readJson(file);
   const p = prepareFlow(json, { file });
   const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
   const device = deviceFor(o, p, ringBase);
-  let bar: SingleBar | null = null;
-  const t0 = performance.now();
+  const bar = progress({ label: basename(file), unit: 'DMAs', enabled: tty });
   try {
-    return await runPrepared(p, device, {
+    const report = await runPrepared(p, device, {
       ringBase,
       file,
       seed: parseNumber(o.seed, '--seed'),
       qos: o.qos !== false,
       allowInferred: o.allowInferred === true,
       trace: o.trace === true,
-      onProgress: (done, total) => {
-        if (!tty) return;
-        if (bar === null) {
-          // only for runs that take more than a moment
-          if (performance.now() - t0 < 300 || done >= total) return;
-          bar = new SingleBar(
-            {
-              format: `  ${basename(file)} [{bar}] {value}/{total} DMAs`,
-              stream: process.stderr,
-              clearOnComplete: true,
-            },
-            Presets.shades_classic,
-          );
-          bar.start(total, done);
-        }
-        bar.update(done);
-      },
+      onProgress: (done, total) => bar.update(done, total),
     });
+    if (timeline !== undefined) {
+      writeTimeline(timeline, device, {
+        title: `nxdma run ${report.program}: queue service (${report.arbitration.mode === 'qos' ? 'QoS from each queue class' : 'round robin'})`,
+        laneName: (engine, qid) =>
+          report.queues.find((q) => q.engine === engine && q.qid === qid)?.name,
+      });
+    }
+    return report;
   } finally {
-    (bar as SingleBar | null)?.stop();
+    bar.stop();
     void out;
   }
 }
@@ -316,12 +315,17 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--allow-inferred', 'also write registers that hold inferred facts')
     .option('--json', 'print the report(s) as JSON')
     .option('--trace', 'add the micro-op streams, descriptors and packets served')
+    .option(
+      '--timeline <file>',
+      'draw the mock queue service over time as SVG (a directory run: one file per program)',
+    )
     .addHelpText('after', EXAMPLE)
     .action(async (path: string, o: RunOptions) => {
       const out = ctx.out;
       checkDeviceOptions(o);
       parseNumber(o.ringBase, '--ring-base');
       parseNumber(o.seed, '--seed');
+      checkTimelineOption(o.timeline, { mock: o.mock === true });
       const files = programFiles(path);
       const single = files.length === 1 && !statSync(path).isDirectory();
       const reports: FlowReport[] = [];
@@ -329,10 +333,13 @@ export function register(program: Command, ctx: CliContext): void {
       let code: number = EXIT.OK;
       for (const file of files) {
         try {
-          const r = await runOne(file, o, out, out.tty && !o.json);
+          const tl =
+            o.timeline === undefined ? undefined : timelineFileFor(o.timeline, file, single);
+          const r = await runOne(file, o, out, out.tty && !o.json, tl);
           reports.push(r);
           if (!o.json) {
             for (const line of formatReport(out, r)) out.log(line);
+            if (tl !== undefined) out.log(`  timeline: ${tl}`);
             out.log('');
           }
         } catch (e) {

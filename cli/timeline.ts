@@ -1,0 +1,109 @@
+/**
+ * `--timeline <file>` of the nxdma commands: the mock's service trace drawn as an SVG
+ * (mocks/timeline.ts) and written to a file. Only a mock device keeps a service trace, so the
+ * option is refused (bad input, before anything runs) on a mapped device.
+ */
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import { NxdmaError } from '../common/errors.ts';
+import type { Device } from '../csr/io.ts';
+import type { ServiceTrace } from '../mocks/service-trace.ts';
+import { renderTimeline, type TimelineOptions, type TimelineResult } from '../mocks/timeline.ts';
+
+/** What a command reports about a timeline it wrote. */
+export interface TimelineJson {
+  file: string;
+  lanes: number;
+  bars: number;
+  packets: number;
+  bytes: number;
+}
+
+function bad(where: string, message: string, expected: string, actual?: unknown): NxdmaError {
+  return new NxdmaError('BAD_ARGUMENT', message, { where, expected, actual });
+}
+
+/**
+ * Checks a --timeline value before anything runs: the command uses the mock, the path names a
+ * file (not a directory) in an existing directory.
+ */
+export function checkTimelineOption(file: string | undefined, opts: { mock: boolean }): void {
+  if (file === undefined) return;
+  if (!opts.mock) {
+    throw bad(
+      '--timeline',
+      '--timeline draws the mock device service trace; a mapped device keeps none (use --mock)',
+      '--mock',
+      '--device',
+    );
+  }
+  if (file.trim() === '' || file.endsWith('/')) {
+    throw bad(
+      '--timeline',
+      `--timeline needs a file name, got ${JSON.stringify(file)}`,
+      'a file path',
+      file,
+    );
+  }
+  const dir = dirname(file);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw bad(
+      '--timeline',
+      `--timeline: directory ${dir} does not exist`,
+      'an existing directory',
+      dir,
+    );
+  }
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw bad('--timeline', `--timeline: ${file} is a directory`, 'a file path', file);
+  }
+}
+
+/**
+ * The file the timeline of one program goes to: `file` itself for a single program; for a
+ * directory run, the program's name inserted before the extension (out.svg -> out.qos-mix.svg).
+ */
+export function timelineFileFor(file: string, program: string, single: boolean): string {
+  if (single) return file;
+  const ext = extname(file) || '.svg';
+  const stem = basename(file, extname(file));
+  const name = basename(program, extname(program)).replace(/[^A-Za-z0-9._-]/g, '_');
+  return join(dirname(file), `${stem}.${name}${ext}`);
+}
+
+/** The service trace of a device, or null when it keeps none (a mapped device). */
+export function serviceTraceOf(device: Device): ServiceTrace | null {
+  const t = (device as { serviceTrace?: unknown }).serviceTrace;
+  return typeof t === 'object' && t !== null && typeof (t as ServiceTrace).at === 'function'
+    ? (t as ServiceTrace)
+    : null;
+}
+
+/** Renders the device's service trace and writes it to `file`. */
+export function writeTimeline(
+  file: string,
+  device: Device,
+  opts: TimelineOptions = {},
+): TimelineResult & { file: string } {
+  const trace = serviceTraceOf(device);
+  if (trace === null) {
+    throw bad('--timeline', `${device.name} keeps no service trace`, 'a mock device', device.name);
+  }
+  const r = renderTimeline(trace, opts);
+  try {
+    writeFileSync(file, r.svg);
+  } catch (e) {
+    throw bad(
+      '--timeline',
+      `cannot write ${file}: ${(e as Error).message}`,
+      'a writable file',
+      file,
+    );
+  }
+  return { ...r, file };
+}
+
+/** The JSON summary of a written timeline. */
+export function timelineJson(r: TimelineResult & { file: string }): TimelineJson {
+  return { file: r.file, lanes: r.lanes.length, bars: r.bars, packets: r.packets, bytes: r.bytes };
+}
