@@ -8,6 +8,18 @@ export interface CliContext {
   out: Out;
 }
 
+const ROOT_HELP = `
+Example:
+  $ nxdma run examples/programs --mock
+  $ nxdma compile examples/programs/qos-mix.json
+  $ nxdma qos show examples/qos-plan.json
+  $ nxdma regs read M2S_rd.desc_pref_cfg_2 --mock --json
+  $ nxdma docs --out docs/site
+
+Every command that reports takes --json. Output is plain (no colour) when stdout is not a
+terminal or NO_COLOR is set; progress bars appear on stderr of a terminal only. docs/cli.md
+describes every command.`;
+
 /** Builds the nxdma command tree. Each sub-command lives in its own file under cli/commands/. */
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('nxdma')
@@ -15,7 +27,9 @@ export function buildProgram(ctx: CliContext): Command {
       'nxdma: typed UDMA/DGE registers, QoS programming, a DMA compiler and a faithful mock device',
     )
     .version('0.1.0')
-    .addHelpText('after', `\nExample:\n  $ nxdma run examples --mock\n\n${EXIT_CODES_HELP}`)
+    .addHelpText('after', ROOT_HELP)
+    // every command's help ends with the exit codes (this command and all sub-commands)
+    .addHelpText('afterAll', `\n${EXIT_CODES_HELP}`)
     .exitOverride()
     .configureOutput({
       writeOut: (s) => ctx.out.log(s.replace(/\n$/, '')),

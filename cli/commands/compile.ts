@@ -4,17 +4,19 @@
  * counters). Exit code 2 on a program or compile error.
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { NxdmaError } from '../../common/errors.ts';
 import { CompileError } from '../../compiler/errors.ts';
 import { ARCH_CODENAMES } from '../../compiler/ir/enums.ts';
 import { parseProgram } from '../../compiler/ir/to-module.ts';
 import type { Module } from '../../compiler/ir/module.ts';
-import { compile, type CompileFailure } from '../../compiler/passes/pipeline.ts';
+import { PIPELINE, compile, type CompileFailure } from '../../compiler/passes/pipeline.ts';
 import { type CompileJson, compileJson } from '../../compiler/report.ts';
 import { CliExit, EXIT } from '../exit.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, table } from '../output.ts';
+import { progress } from '../progress.ts';
 
 const EXAMPLE = `
 Example:
@@ -157,12 +159,20 @@ export function register(program: Command, ctx: CliContext): void {
         }
         throw e;
       }
+      const bar = progress({
+        label: basename(file),
+        unit: 'passes',
+        enabled: out.tty && !opts.json,
+      });
+      let passesRun = 0;
       try {
-        const r = compile(m);
+        const r = compile(m, { onPass: () => bar.update(++passesRun, PIPELINE.length) });
+        bar.stop();
         const json = compileJson(m, r.passes);
         if (opts.json) out.json(json);
         else printSummary(out, file, m, json);
       } catch (e) {
+        bar.stop();
         if (!(e instanceof CompileError)) throw e;
         const failure = e as CompileFailure;
         const json = compileJson(m, failure.passes ?? [], failure.errors);

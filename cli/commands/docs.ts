@@ -22,7 +22,6 @@ import { loadRegFile } from '../../csr/schema/loader.ts';
 import { regFiles } from '../../csr/schema/files.ts';
 import type { RegFileModel } from '../../csr/schema/model.ts';
 import { getProfile } from '../../driver/mmio/profiles.ts';
-import { EXIT_CODES_HELP } from '../exit.ts';
 import type { CliContext } from '../main.ts';
 
 export const DEFAULT_DOCS_OUT = 'docs/site';
@@ -114,9 +113,7 @@ The same schemas give byte-identical files; unchanged files are not rewritten.
 
 With --json: { out, formats, files: [{ path, format, kind, bytes, changed }], written,
 unchanged, stale, counts: { registerFiles, blocks, registers, words, fields, enumeratedValues,
-unplaced, inferredRegisters, inferredFields }, open }.
-
-${EXIT_CODES_HELP}`;
+unplaced, inferredRegisters, inferredFields }, open }.`;
 
 export function register(program: Command, ctx: CliContext): void {
   program

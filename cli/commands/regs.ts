@@ -30,7 +30,6 @@ import {
 import type { Device, RegisterIO } from '../../csr/io.ts';
 import { getProfile, openDevice } from '../../driver/mmio/index.ts';
 import { MockDevice } from '../../mocks/index.ts';
-import { EXIT_CODES_HELP } from '../exit.ts';
 import type { CliContext } from '../main.ts';
 import { paint, table } from '../output.ts';
 
@@ -631,9 +630,7 @@ const ACCESS_HELP = `
 A path is block.register, block[i].register or register[i] ("M2S_Q[3].dwrr_cfg_2",
 "priority_class_map[2]"), optionally prefixed by its file ("udma_s2m:S2M_Q[0].cfg").
 Values are 0x... (hex), 0b... (binary) or decimal; a field with named values also takes a name.
---mock starts a fresh mock device each run: it shows reset values and what a write does.
-
-${EXIT_CODES_HELP}`;
+--mock starts a fresh mock device each run: it shows reset values and what a write does.`;
 
 export function register(program: Command, ctx: CliContext): void {
   const regs = program
