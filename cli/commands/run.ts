@@ -37,11 +37,14 @@ Example:
   $ nxdma run examples/programs --mock
   $ nxdma run examples/programs/transpose-chain.json --mock --json
   $ nxdma run examples/programs/qos-mix.json --mock --trace
+  $ nxdma run examples/programs/qos-mix.json --mock --timeline qos-mix.svg
 
 With --json a program prints
   { program, passes, queues: [{ name, engine, qid, descriptors, bytes }], bytesMoved,
     verifiedBytes, mismatches, arbitration, lowering, epochs, ... }
-and a directory { reports: [...], total: { programs, passed, failed, mismatches, ... } }.
+and a directory { reports: [...], failures: [{ file, error }], total: { programs, passed, failed,
+mismatches, ... } }. --timeline draws which queue moved how many bytes when, coloured by q_qos
+(SVG; a directory run writes one file per program: out.svg -> out.<program>.svg).
 
 A mapped device (writes registers and memory of real hardware):
   $ nxdma run prog.json --device /dev/mem --profile trn2 --ring-base 0x80000000 \\
