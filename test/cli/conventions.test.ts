@@ -5,6 +5,7 @@
  * --json; the examples in the help run as written (those that need no hardware and write no
  * file); output is plain (no ANSI escape) when stdout is not a terminal or NO_COLOR is set.
  */
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -105,6 +106,27 @@ describe('every command of nxdma', () => {
       expect(await main(['node', 'nxdma', ...path, '--no-such-option'], q.out)).toBe(
         EXIT.BAD_INPUT,
       );
+    });
+  }
+});
+
+describe('docs/cli.md', () => {
+  const doc = readFileSync(ROOT + 'docs/cli.md', 'utf8');
+  for (const { cmd, path } of tree.filter((t) => t.path.length > 0)) {
+    const name = ['nxdma', ...path].join(' ');
+    it(`describes ${name} and each of its options`, () => {
+      expect(doc).toMatch(new RegExp(`^#+ \`${name}[ \`]`, 'm'));
+      if (cmd.commands.length > 0) return;
+      const section = doc.slice(doc.search(new RegExp(`^#+ \`${name}[ \`]`, 'm')));
+      const parent = doc.slice(doc.search(new RegExp(`^## \`nxdma ${path[0]}\``, 'm')));
+      for (const o of cmd.options) {
+        const flag = o.long ?? o.flags;
+        // the option is named in the command's section (or, for shared options, its group's)
+        expect(
+          section.includes(`\`${flag}`) || parent.includes(`\`${flag}`),
+          `${name} ${flag}`,
+        ).toBe(true);
+      }
     });
   }
 });
