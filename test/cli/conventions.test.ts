@@ -98,8 +98,13 @@ describe('every command of nxdma', () => {
 
   for (const { cmd, path } of leaves) {
     const name = ['nxdma', ...path].join(' ');
-    it(`${name} reports and takes --json`, () => {
+    it(`${name} reports and takes --json, with an example of it`, async () => {
       expect(cmd.options.map((o) => o.long)).toContain('--json');
+      const examples = examplesIn((await helpOf(path)).text);
+      expect(
+        examples.some((e) => path.every((p, i) => e[i] === p) && e.includes('--json')),
+        `${name}: no --json example`,
+      ).toBe(true);
     });
     it(`${name}: an unknown option is bad input (exit 2)`, async () => {
       const q = quietOut();
