@@ -11,7 +11,15 @@
  * straight into the rings' memory. It allocates nothing per descriptor.
  */
 import { NxdmaError } from '../../common/errors.ts';
-import { BD_SIZE, LEN_CTRL, META_CTRL_PLAIN_COPY, putRx, putTx } from '../../csr/formats/bd.ts';
+import {
+  BD_SIZE,
+  BdRings,
+  LEN_CTRL,
+  META_CTRL_PLAIN_COPY,
+  putRx,
+  putTx,
+} from '../../csr/formats/bd.ts';
+import { HOST_LITTLE_ENDIAN } from '../../csr/formats/wire.ts';
 import type { PieceSink } from './expand.ts';
 
 const FIRST = LEN_CTRL.FIRST;
@@ -42,6 +50,10 @@ export class BdWriter implements PieceSink {
   packets = 0;
   private k = 0;
   private total = 0;
+  /** Pieces left in the current packet. */
+  private left = 0;
+  /** Both rings as word views (the emission fast path), or null. */
+  private readonly rings: BdRings | null;
   private readonly scratch = new Uint32Array(4);
   private readonly scratchBytes = new Uint8Array(this.scratch.buffer);
 
@@ -60,22 +72,116 @@ export class BdWriter implements PieceSink {
     this.tx = tx;
     this.rx = rx;
     this.maxPerPacket = maxPerPacket;
+    this.rings =
+      tx.words !== null && rx.words !== null && HOST_LITTLE_ENDIAN
+        ? new BdRings(tx.words.subarray(0, tx.size * 4), rx.words.subarray(0, rx.size * 4))
+        : null;
   }
 
   /** Starts a descriptor program of `total` pieces (the count decides where the last packet ends). */
   begin(total: number): void {
     this.k = 0;
     this.total = total;
+    this.left = 0;
   }
 
   piece(src: number, dst: number, len: number): void {
     const k = this.k;
-    const pos = k % this.maxPerPacket;
-    let flags = pos === 0 ? FIRST : 0;
-    if (pos === this.maxPerPacket - 1 || k === this.total - 1) {
+    let flags = 0;
+    if (this.left === 0) {
+      flags = FIRST;
+      this.left = this.maxPerPacket;
+    }
+    if (--this.left === 0 || k === this.total - 1) {
       flags |= LAST;
+      this.left = 0;
       this.packets++;
     }
+    const tx = this.tx;
+    const rx = this.rx;
+    const rings = this.rings;
+    if (rings !== null) {
+      rings.putCopyPair(tx.tail, tx.ringId, rx.tail, rx.ringId, len, flags, src, dst);
+    } else {
+      this.slow(src, dst, len, flags);
+    }
+    if (++tx.tail === tx.size) {
+      tx.tail = 0;
+      tx.ringId = (tx.ringId + 1) & 3;
+    }
+    if (++rx.tail === rx.size) {
+      rx.tail = 0;
+      rx.ringId = (rx.ringId + 1) & 3;
+    }
+    this.k = k + 1;
+    this.written++;
+  }
+
+  /** `n` pieces of `len` bytes at src + i * srcStride, dst + i * dstStride (see PieceSink.pieces). */
+  pieces(
+    src: number,
+    dst: number,
+    len: number,
+    n: number,
+    srcStride: number,
+    dstStride: number,
+  ): void {
+    const rings = this.rings;
+    if (rings === null) {
+      for (let i = 0; i < n; i++) this.piece(src + i * srcStride, dst + i * dstStride, len);
+      return;
+    }
+    const tx = this.tx;
+    const rx = this.rx;
+    const max = this.maxPerPacket;
+    const lastK = this.total - 1;
+    let k = this.k;
+    let left = this.left;
+    let packets = this.packets;
+    let tt = tx.tail;
+    let tr = tx.ringId;
+    let rt = rx.tail;
+    let rr = rx.ringId;
+    const ts = tx.size;
+    const rs = rx.size;
+    let s = src;
+    let d = dst;
+    for (let i = 0; i < n; i++) {
+      let flags = 0;
+      if (left === 0) {
+        flags = FIRST;
+        left = max;
+      }
+      if (--left === 0 || k === lastK) {
+        flags |= LAST;
+        left = 0;
+        packets++;
+      }
+      rings.putCopyPair(tt, tr, rt, rr, len, flags, s, d);
+      if (++tt === ts) {
+        tt = 0;
+        tr = (tr + 1) & 3;
+      }
+      if (++rt === rs) {
+        rt = 0;
+        rr = (rr + 1) & 3;
+      }
+      k++;
+      s += srcStride;
+      d += dstStride;
+    }
+    tx.tail = tt;
+    tx.ringId = tr;
+    rx.tail = rt;
+    rx.ringId = rr;
+    this.k = k;
+    this.left = left;
+    this.packets = packets;
+    this.written += n;
+  }
+
+  /** One pair through putTx / putRx (a ring without a word view: MemoryIO stores). */
+  private slow(src: number, dst: number, len: number, flags: number): void {
     const tx = this.tx;
     const rx = this.rx;
     if (tx.words !== null) {
@@ -90,16 +196,6 @@ export class BdWriter implements PieceSink {
       putRx(this.scratch, 0, len, rx.ringId, flags, dst, 0);
       rx.store!(rx.tail, this.scratchBytes);
     }
-    if (++tx.tail === tx.size) {
-      tx.tail = 0;
-      tx.ringId = (tx.ringId + 1) & 3;
-    }
-    if (++rx.tail === rx.size) {
-      rx.tail = 0;
-      rx.ringId = (rx.ringId + 1) & 3;
-    }
-    this.k = k + 1;
-    this.written++;
   }
 
   /**

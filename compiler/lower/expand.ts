@@ -65,6 +65,18 @@ export type IndexReader = (addr: number, count: number) => ArrayLike<number>;
 /** Receives the pieces of a walk in order. */
 export interface PieceSink {
   piece(src: number, dst: number, len: number): void;
+  /**
+   * Optional bulk form: `n` pieces of `len` bytes, piece i at src + i * srcStride and
+   * dst + i * dstStride (the same as n calls of `piece`).
+   */
+  pieces?(
+    src: number,
+    dst: number,
+    len: number,
+    n: number,
+    srcStride: number,
+    dstStride: number,
+  ): void;
 }
 
 /**
@@ -145,9 +157,22 @@ function product(a: readonly number[]): number {
   return n;
 }
 
+/** Pieces of `total` contiguous bytes on both sides: 64 KiB chunks. */
+function contiguous(s: number, d: number, total: number, sink: PieceSink | null): number {
+  const n = Math.ceil(total / BD_MAX_LEN);
+  if (sink !== null) {
+    const full = n - 1;
+    if (sink.pieces !== undefined) sink.pieces(s, d, BD_MAX_LEN, full, BD_MAX_LEN, BD_MAX_LEN);
+    else
+      for (let i = 0; i < full; i++) sink.piece(s + i * BD_MAX_LEN, d + i * BD_MAX_LEN, BD_MAX_LEN);
+    sink.piece(s + full * BD_MAX_LEN, d + full * BD_MAX_LEN, total - full * BD_MAX_LEN);
+  }
+  return n;
+}
+
 /**
- * Pieces of an affine walk. Each side is a sequence of runs: the innermost dim when its step is 1
- * (num elements), else single elements; the pieces are the common refinement of the two run
+ * Pieces of an affine walk. Each side is a sequence of runs: its inner dims as far as they
+ * continue each other from step 1, else single elements; the pieces are the common refinement of the two run
  * sequences, cut at 64 KiB. No allocation per piece.
  */
 function expandAffine(w: AffineWalk, sink: PieceSink | null): number {
@@ -157,17 +182,23 @@ function expandAffine(w: AffineWalk, sink: PieceSink | null): number {
   const dN = w.dstNum;
   const dS = w.dstStep;
   const total = product(sN) * es;
-  if (product(dN) * es !== total) {
+  const dTotal = product(dN) * es;
+  if (dTotal !== total) {
     throw new NxdmaError(
       'LOWER_ERROR',
-      `walk moves ${total} source bytes and ${product(dN) * es} destination bytes`,
-      { where: 'expand', expected: 'equal byte counts', actual: product(dN) * es },
+      `walk moves ${total} source bytes and ${dTotal} destination bytes`,
+      { where: 'expand', expected: 'equal byte counts', actual: dTotal },
     );
   }
-  const s0 = sN.length > 0 && sS[0] === 1 ? 1 : 0;
-  const d0 = dN.length > 0 && dS[0] === 1 ? 1 : 0;
-  const sRun = (s0 === 1 ? sN[0] : 1) * es;
-  const dRun = (d0 === 1 ? dN[0] : 1) * es;
+  // a run: the inner dims that continue each other from step 1 (num-1 dims included)
+  let s0 = 0;
+  let sRunE = 1;
+  while (s0 < sN.length && (sS[s0] === sRunE || sN[s0] === 1)) sRunE *= sN[s0++];
+  let d0 = 0;
+  let dRunE = 1;
+  while (d0 < dN.length && (dS[d0] === dRunE || dN[d0] === 1)) dRunE *= dN[d0++];
+  const sRun = sRunE * es;
+  const dRun = dRunE * es;
   // fast path: both sides one run
   if (sRun === total && dRun === total) {
     let n = 0;
@@ -180,6 +211,22 @@ function expandAffine(w: AffineWalk, sink: PieceSink | null): number {
   }
   const sDepth = sN.length - s0;
   const dDepth = dN.length - d0;
+  // fast path: runs of one size, one outer dim of the same count on both sides (a 2-D tile)
+  if (sRun === dRun && sRun <= BD_MAX_LEN && sDepth === 1 && dDepth === 1 && sN[s0] === dN[d0]) {
+    const n = sN[s0];
+    if (sink !== null) {
+      const ss = sS[s0] * es;
+      const ds = dS[d0] * es;
+      if (sink.pieces !== undefined) {
+        sink.pieces(w.srcAddr, w.dstAddr, sRun, n, ss, ds);
+      } else {
+        let s = w.srcAddr;
+        let d = w.dstAddr;
+        for (let i = 0; i < n; i++, s += ss, d += ds) sink.piece(s, d, sRun);
+      }
+    }
+    return n;
+  }
   const sCnt = new Array<number>(sDepth).fill(0);
   const dCnt = new Array<number>(dDepth).fill(0);
   let sStart = w.srcAddr;
