@@ -95,6 +95,10 @@ export class UdmaQueue {
   private descs = 0;
   private discarded = 0;
   private refused = 0;
+  /** Sequence number of the last copy seen complete (0: none). */
+  private lastDoneSeq = 0;
+  /** Sequence numbers dropped by resets, as [first, last] ranges (resets are rare). */
+  private readonly dropped: [number, number][] = [];
   /** Errors counted on this queue (the engine adds timeouts and aborts). */
   errors = 0;
   /** How messages name the queue ("udma0 queue 3"). */
@@ -135,7 +139,10 @@ export class UdmaQueue {
     this.programHalf(this.regs.s2m, this.rings.rx, true);
     this.tx.reset();
     this.rx.reset();
-    this.discarded += this.fifoCount;
+    if (this.fifoCount > 0) {
+      this.dropped.push([this.submitted - this.fifoCount + 1, this.submitted]);
+      this.discarded += this.fifoCount;
+    }
     this.fifoHead = 0;
     this.fifoCount = 0;
   }
@@ -478,6 +485,8 @@ export class UdmaQueue {
       done++;
     }
     this.completed += done;
+    // Copies retire in submission order: the last one retired is the one before the FIFO head.
+    if (done > 0) this.lastDoneSeq = this.submitted - this.fifoCount;
     return done;
   }
 
@@ -497,14 +506,22 @@ export class UdmaQueue {
     return this.fifoCount;
   }
 
-  /** Sequence number of the last copy seen complete (copies complete in order). */
+  /**
+   * Sequence number of the last copy seen complete (copies complete in order). Sequence numbers
+   * keep counting across resets, so after a reset that dropped copies this is not `completed`.
+   */
   get completedCount(): number {
-    return this.completed;
+    return this.lastDoneSeq;
   }
 
-  /** True when copy `seq` (a value `copy` returned) is known complete. */
+  /**
+   * True when copy `seq` (a value `copy` returned) is known complete; false for a copy a reset
+   * dropped.
+   */
   isComplete(seq: number): boolean {
-    return seq <= this.completed;
+    if (seq > this.lastDoneSeq) return false;
+    for (const [first, last] of this.dropped) if (seq >= first && seq <= last) return false;
+    return true;
   }
 
   stats(): QueueStats {
