@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDevice } from '../../../driver/mmio/device.ts';
 import { getProfile, unitOffset } from '../../../driver/mmio/profiles.ts';
-import { applyQos, diffQos } from '../../../driver/qos/index.ts';
+import { applyQos, diffQos, type QosPlanInput } from '../../../driver/qos/index.ts';
 import { UdmaEngine } from '../../../driver/udma/engine.ts';
 import { queueRegs } from '../../../driver/udma/queue-regs.ts';
 import {
@@ -31,10 +31,10 @@ const trn2 = getProfile('trn2');
 /** Covers SENG 0 (engines 0..31) of a trn2 BAR0. */
 const BAR0_SENG0 = 0x82000000 + 32 * 0x100000;
 const UNIT_SPAN = 0x40000;
-const PLAN = {
+const PLAN: QosPlanInput = {
   version: 1,
   engines: [{ engine: 0, arbiters: { prefetch: 'qos' }, queues: [{ queue: 0, class: 'P0' }] }],
-} as const;
+};
 
 describe('a device file that is missing', () => {
   it('openDevice is DEVICE_OPEN naming the path; a missing memory file undoes the BAR0 mappings', () => {
