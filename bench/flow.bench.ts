@@ -34,7 +34,7 @@ interface Case {
   walks: AffineWalk[];
 }
 
-function contiguousCase(n: number): Case {
+export function contiguousCase(n: number): Case {
   const walks: AffineWalk[] = [];
   for (let i = 0; i < n; i++) {
     walks.push({
@@ -51,7 +51,7 @@ function contiguousCase(n: number): Case {
   return { name: '1 MiB contiguous DMAs (64 KiB chunks)', walks };
 }
 
-function stridedCase(n: number): Case {
+export function stridedCase(n: number): Case {
   const walks: AffineWalk[] = [];
   for (let i = 0; i < n; i++) {
     walks.push({
@@ -146,7 +146,7 @@ function rate(f: () => number, reps: number, minMs = 40): number {
   return best;
 }
 
-function emissionBench(c: Case, reps: number): BenchResult {
+export function emissionBench(c: Case, reps: number): BenchResult {
   const counts = c.walks.map(countPieces);
   const a = { tx: cursor(), rx: cursor() };
   const b = { tx: cursor(), rx: cursor() };

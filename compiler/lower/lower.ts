@@ -290,7 +290,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
 }
 
 /** Lowers one DMA. */
-export function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
+function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   const m = ctx.m;
   const lab = label(I);
   const src = I.src!;
