@@ -117,7 +117,10 @@ export class BdWriter implements PieceSink {
     this.written++;
   }
 
-  /** `n` pieces of `len` bytes at src + i * srcStride, dst + i * dstStride (see PieceSink.pieces). */
+  /**
+   * `n` pieces at src + i * srcStride, dst + i * dstStride, `len` bytes each but the last
+   * (`lastLen`); see PieceSink.pieces.
+   */
   pieces(
     src: number,
     dst: number,
@@ -125,10 +128,13 @@ export class BdWriter implements PieceSink {
     n: number,
     srcStride: number,
     dstStride: number,
+    lastLen: number,
   ): void {
     const rings = this.rings;
     if (rings === null) {
-      for (let i = 0; i < n; i++) this.piece(src + i * srcStride, dst + i * dstStride, len);
+      for (let i = 0; i < n; i++) {
+        this.piece(src + i * srcStride, dst + i * dstStride, i === n - 1 ? lastLen : len);
+      }
       return;
     }
     const tx = this.tx;
@@ -157,7 +163,7 @@ export class BdWriter implements PieceSink {
         left = 0;
         packets++;
       }
-      rings.putCopyPair(tt, tr, rt, rr, len, flags, s, d);
+      rings.putCopyPair(tt, tr, rt, rr, i === n - 1 ? lastLen : len, flags, s, d);
       if (++tt === ts) {
         tt = 0;
         tr = (tr + 1) & 3;

@@ -66,8 +66,8 @@ export type IndexReader = (addr: number, count: number) => ArrayLike<number>;
 export interface PieceSink {
   piece(src: number, dst: number, len: number): void;
   /**
-   * Optional bulk form: `n` pieces of `len` bytes, piece i at src + i * srcStride and
-   * dst + i * dstStride (the same as n calls of `piece`).
+   * Optional bulk form: `n` pieces, piece i at src + i * srcStride and dst + i * dstStride, each
+   * `len` bytes but the last, which is `lastLen` (the same as n calls of `piece`).
    */
   pieces?(
     src: number,
@@ -76,6 +76,7 @@ export interface PieceSink {
     n: number,
     srcStride: number,
     dstStride: number,
+    lastLen: number,
   ): void;
 }
 
@@ -162,10 +163,13 @@ function contiguous(s: number, d: number, total: number, sink: PieceSink | null)
   const n = Math.ceil(total / BD_MAX_LEN);
   if (sink !== null) {
     const full = n - 1;
-    if (sink.pieces !== undefined) sink.pieces(s, d, BD_MAX_LEN, full, BD_MAX_LEN, BD_MAX_LEN);
-    else
+    const last = total - full * BD_MAX_LEN;
+    if (sink.pieces !== undefined) {
+      sink.pieces(s, d, BD_MAX_LEN, n, BD_MAX_LEN, BD_MAX_LEN, last);
+    } else {
       for (let i = 0; i < full; i++) sink.piece(s + i * BD_MAX_LEN, d + i * BD_MAX_LEN, BD_MAX_LEN);
-    sink.piece(s + full * BD_MAX_LEN, d + full * BD_MAX_LEN, total - full * BD_MAX_LEN);
+      sink.piece(s + full * BD_MAX_LEN, d + full * BD_MAX_LEN, last);
+    }
   }
   return n;
 }
@@ -218,7 +222,7 @@ function expandAffine(w: AffineWalk, sink: PieceSink | null): number {
       const ss = sS[s0] * es;
       const ds = dS[d0] * es;
       if (sink.pieces !== undefined) {
-        sink.pieces(w.srcAddr, w.dstAddr, sRun, n, ss, ds);
+        sink.pieces(w.srcAddr, w.dstAddr, sRun, n, ss, ds, sRun);
       } else {
         let s = w.srcAddr;
         let d = w.dstAddr;

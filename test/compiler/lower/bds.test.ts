@@ -100,4 +100,22 @@ describe('packets: FIRST / LAST', () => {
     expect(() => w.piece(0, 0, 65537)).toThrow(/len/);
     expect(Array.from(tx.words!)).toEqual(new Array(16).fill(0));
   });
+
+  it('the bulk form writes the same descriptors as one piece at a time (last piece shorter)', () => {
+    const a = { tx: bufferCursor(40, 2), rx: bufferCursor(40, 2) };
+    const b = { tx: bufferCursor(40, 2), rx: bufferCursor(40, 2) };
+    const wa = new BdWriter(a.tx, a.rx, 8);
+    const wb = new BdWriter(b.tx, b.rx, 8);
+    wa.begin(37);
+    wb.begin(37);
+    wa.pieces(0x1_0000_0000, 0x400_0000, 4096, 37, 8192, 4096, 100);
+    for (let i = 0; i < 37; i++)
+      wb.piece(0x1_0000_0000 + i * 8192, 0x400_0000 + i * 4096, i === 36 ? 100 : 4096);
+    wa.end();
+    wb.end();
+    expect(Array.from(a.tx.words!)).toEqual(Array.from(b.tx.words!));
+    expect(Array.from(a.rx.words!)).toEqual(Array.from(b.rx.words!));
+    expect(wa.packets).toBe(5);
+    expect(decodeTx(a.tx.words!, 36 * 16)).toMatchObject({ len: 100, last: true, ring_id: 2 });
+  });
 });

@@ -187,6 +187,31 @@ describe('rings', () => {
     expect(small.drains).toBeGreaterThan(2);
   });
 
+  it('DMAs larger than 64 KiB are cut into 64 KiB descriptors, on the host path and on Pool', async () => {
+    const b = base(30, ['spill_reload']);
+    b.tensor({ name: 'big', region: 'host', dtype: 'fp32', shape: [49152], kind: 'Input' });
+    b.tensor({ name: 'bigsb', region: 'sb', dtype: 'fp32', shape: [49152] });
+    b.tensor({ name: 'bighbm', region: 'hbm', dtype: 'fp32', shape: [49152] });
+    const bb = b.function('main').block('entry');
+    // Pool (SWDGE): 196608 bytes = 3 x 64 KiB
+    bb.load({
+      src: { tensor: 'big', partition: [128, 384], free: [[1, 128]] },
+      dst: { tensor: 'bigsb', partition: [128, 384], free: [[1, 128]] },
+    });
+    // host path: 180000 bytes = 64 KiB + 64 KiB + 48928
+    bb.copy({
+      src: { tensor: 'bigsb', partition: [1, 45000] },
+      dst: { tensor: 'bighbm', partition: [1, 45000] },
+    });
+    const r = await run(b.program());
+    expect(r.mismatches).toBe(0);
+    expect(r.lowering.byBackend).toMatchObject({ pool: 1, none: 1 });
+    expect(r.queues.map((q) => [q.descriptors, q.bytes])).toEqual([
+      [3, 196608],
+      [3, 180000],
+    ]);
+  });
+
   it('loop bodies run `iterations` times', async () => {
     const b = base();
     const fb = b.function('main');
