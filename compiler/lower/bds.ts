@@ -152,29 +152,56 @@ export class BdWriter implements PieceSink {
     const rs = rx.size;
     let s = src;
     let d = dst;
-    for (let i = 0; i < n; i++) {
-      let flags = 0;
-      if (left === 0) {
-        flags = FIRST;
-        left = max;
+    const m = n - 1;
+    if (tt === rt && tr === rr && ts === rs) {
+      // both rings at the same position (the flow writes them in step): one slot, one ring id
+      for (let i = 0; i < n; i++) {
+        let flags = 0;
+        if (left === 0) {
+          flags = FIRST;
+          left = max;
+        }
+        if (--left === 0 || k === lastK) {
+          flags |= LAST;
+          left = 0;
+          packets++;
+        }
+        rings.putCopyPair(tt, tr, tt, tr, i === m ? lastLen : len, flags, s, d);
+        if (++tt === ts) {
+          tt = 0;
+          tr = (tr + 1) & 3;
+        }
+        k++;
+        s += srcStride;
+        d += dstStride;
       }
-      if (--left === 0 || k === lastK) {
-        flags |= LAST;
-        left = 0;
-        packets++;
+      rt = tt;
+      rr = tr;
+    } else {
+      for (let i = 0; i < n; i++) {
+        let flags = 0;
+        if (left === 0) {
+          flags = FIRST;
+          left = max;
+        }
+        if (--left === 0 || k === lastK) {
+          flags |= LAST;
+          left = 0;
+          packets++;
+        }
+        rings.putCopyPair(tt, tr, rt, rr, i === m ? lastLen : len, flags, s, d);
+        if (++tt === ts) {
+          tt = 0;
+          tr = (tr + 1) & 3;
+        }
+        if (++rt === rs) {
+          rt = 0;
+          rr = (rr + 1) & 3;
+        }
+        k++;
+        s += srcStride;
+        d += dstStride;
       }
-      rings.putCopyPair(tt, tr, rt, rr, i === n - 1 ? lastLen : len, flags, s, d);
-      if (++tt === ts) {
-        tt = 0;
-        tr = (tr + 1) & 3;
-      }
-      if (++rt === rs) {
-        rt = 0;
-        rr = (rr + 1) & 3;
-      }
-      k++;
-      s += srcStride;
-      d += dstStride;
     }
     tx.tail = tt;
     tx.ringId = tr;
