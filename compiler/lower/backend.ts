@@ -130,7 +130,13 @@ export function selectBackend(
       );
     }
     if (avail.software) return 'software';
-    throw noBackend(I, label, 'NO BACKEND FOUND for an SWDGE DMA', 'pool or software available');
+    const offered = (['pool', 'rtl', 'software'] as const).filter((b) => avail[b]);
+    throw noBackend(
+      I,
+      label,
+      `NO BACKEND FOUND for an SWDGE DMA (the core offers ${offered.length > 0 ? offered.join(', ') : 'no DGE backend'})`,
+      'pool or software available',
+    );
   }
   return 'none';
 }
