@@ -110,11 +110,13 @@ export function prepareCompiled(r: CompileResult, opts: FlowOptions = {}): Prepa
   const placements = mapQueues(r.module);
   const active: QueuePlacement[] = [];
   const ringSizes: number[] = [];
+  const executedByQueue = new Float64Array(lowered.queues.length);
+  for (const b of lowered.blocks) {
+    for (const d of b.dmas) executedByQueue[d.queue.index] += d.descriptors * b.iterations;
+  }
   for (const lq of lowered.queues) {
     if (lq.dmas.length === 0) continue;
-    let executed = 0;
-    for (const b of lowered.blocks)
-      for (const d of b.dmas) if (d.queue === lq.queue) executed += d.descriptors * b.iterations;
+    const executed = executedByQueue[lq.queue.index];
     const want = Math.max(lq.maxWalk, Math.min(executed, maxRing));
     const size = Math.min(
       MAX_RING_SIZE,
