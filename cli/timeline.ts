@@ -3,7 +3,7 @@
  * (mocks/timeline.ts) and written to a file. Only a mock device keeps a service trace, so the
  * option is refused (bad input, before anything runs) on a mapped device.
  */
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { NxdmaError } from '../common/errors.ts';
 import type { Device } from '../csr/io.ts';
@@ -45,14 +45,12 @@ export function checkTimelineOption(file: string | undefined, opts: { mock: bool
       file,
     );
   }
-  const dir = dirname(file);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw bad(
-      '--timeline',
-      `--timeline: directory ${dir} does not exist`,
-      'an existing directory',
-      dir,
-    );
+  // The file's folder is created when missing (as `docs --out` does); a path that runs through a
+  // file can never be created and is refused before anything runs.
+  let dir = dirname(file);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  if (!statSync(dir).isDirectory()) {
+    throw bad('--timeline', `--timeline: ${dir} is not a directory`, 'a directory', dir);
   }
   if (existsSync(file) && statSync(file).isDirectory()) {
     throw bad('--timeline', `--timeline: ${file} is a directory`, 'a file path', file);
@@ -91,6 +89,7 @@ export function writeTimeline(
   }
   const r = renderTimeline(trace, opts);
   try {
+    mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, r.svg);
   } catch (e) {
     throw bad(

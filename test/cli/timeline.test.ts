@@ -109,15 +109,21 @@ describe('nxdma run --timeline', () => {
     expect(dev.code).toBe(2);
     expect(dev.errs).toMatch(/--timeline/);
     expect(fs.existsSync(f)).toBe(false);
-    const missing = await nxdma(
+    const plain = path.join(tmp, 'plain-file');
+    fs.writeFileSync(plain, 'x');
+    const throughFile = await nxdma(
       'run',
       QOS_MIX,
       '--mock',
       '--timeline',
-      path.join(tmp, 'no', 'x.svg'),
+      path.join(plain, 'sub', 'x.svg'),
     );
-    expect(missing.code).toBe(2);
-    expect(missing.errs).toMatch(/does not exist/);
+    expect(throughFile.code).toBe(2);
+    expect(throughFile.errs).toMatch(/is not a directory/);
+    const nested = path.join(tmp, 'new', 'folder', 'x.svg');
+    const created = await nxdma('run', QOS_MIX, '--mock', '--timeline', nested);
+    expect(created.code).toBe(0);
+    expect(fs.readFileSync(nested, 'utf8')).toMatch(/^<svg/);
   });
 });
 
