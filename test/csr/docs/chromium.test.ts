@@ -1,21 +1,98 @@
 /**
  * The generated site in a real browser, when one is installed: headless Chromium opens the pages
  * from the file system, runs their script (search, decoder) and the test reads the resulting DOM.
- * A screenshot is kept under test/artifacts/ (gitignored). Without /usr/bin/chromium the same
- * checks run against the page's script in page.test.ts.
+ * Pages opened at a register are also looked at: their screenshots (kept under test/artifacts/,
+ * gitignored) must show that register where the page's layout puts it, not a blank page.
+ * Without /usr/bin/chromium the same checks run against the page's script in page.test.ts.
+ *
+ * Screenshots are taken over the DevTools protocol (devtools.ts), of the viewport: the
+ * `--screenshot` switch captures the rectangle at the document origin whatever the scroll
+ * position, so a page opened scrolled to a register (a fragment, ?decode=) comes out white there
+ * although the page shows the register (Chromium 156; a plain page without style or script does
+ * the same).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDocs } from '../../../csr/docs/index.ts';
+import { launchChromium, type Chromium } from './devtools.ts';
 import { shippedBuild } from './helpers.ts';
 import { parseHtml } from './mini-dom.ts';
+import { countColour, cssRgb, decodePng, inkShare, type Box, type Png } from './png.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
+const VIEWPORT = { width: 1280, height: 1600 };
+/**
+ * Least share of pixels off the background colour in a screenshot and in the register's box:
+ * 0 for a blank render, about 0.1 and more for the docs' text, tables and diagrams.
+ */
+const MIN_INK = 0.02;
+
+/** Where things are on a page opened at `anchor`, as its layout has them (CSS pixels). */
+interface Shown {
+  readonly scrollTop: number;
+  readonly viewport: { readonly width: number; readonly height: number };
+  readonly headerBottom: number;
+  readonly section: {
+    readonly box: Box;
+    readonly hit: boolean;
+    readonly borderLeft: string;
+    readonly word: string | null;
+    readonly codec: { readonly box: Box; readonly raw: string } | null;
+  } | null;
+  readonly search: { readonly hidden: boolean; readonly first: string | null; readonly box: Box };
+}
+
+function shownExpression(anchor: string): string {
+  return `(() => {
+    const box = (e) => { const r = e.getBoundingClientRect(); return { x: r.left, y: r.top, width: r.width, height: r.height }; };
+    const t = document.getElementById(${JSON.stringify(anchor)});
+    const sec = t && t.closest('section.reg');
+    const sel = sec && sec.querySelector('select.inst');
+    const codec = sec && sec.querySelector('.codec');
+    const list = document.getElementById('search-results');
+    const first = list.querySelector('a');
+    return {
+      scrollTop: document.scrollingElement.scrollTop,
+      viewport: { width: innerWidth, height: innerHeight },
+      headerBottom: document.querySelector('header.top').getBoundingClientRect().bottom,
+      section: sec && {
+        box: box(sec),
+        hit: sec.classList.contains('hit'),
+        borderLeft: getComputedStyle(sec).borderLeftColor,
+        word: sel ? sel.value : null,
+        codec: codec && { box: box(codec), raw: codec.querySelector('input.raw').value },
+      },
+      search: { hidden: list.hidden, first: first && first.getAttribute('href'), box: box(list) },
+    };
+  })()`;
+}
+
+/** The part of `b` the reader sees: below the sticky header, inside the viewport. */
+function visiblePart(b: Box, shown: Shown): Box {
+  const top = Math.max(b.y, shown.headerBottom);
+  const bottom = Math.min(b.y + b.height, shown.viewport.height);
+  return { x: b.x, y: top, width: b.width, height: Math.max(0, bottom - top) };
+}
+
+/**
+ * The screenshot is the viewport, not blank, and shows the register's section where the layout
+ * puts it: ink inside its box, and its left border drawn in the border's computed colour.
+ */
+function expectSectionShown(png: Png, shown: Shown): void {
+  const sec = shown.section!;
+  expect([png.width, png.height]).toEqual([shown.viewport.width, shown.viewport.height]);
+  expect(inkShare(png)).toBeGreaterThan(MIN_INK);
+  const seen = visiblePart(sec.box, shown);
+  expect(seen.height).toBeGreaterThan(shown.viewport.height / 4);
+  expect(inkShare(png, seen)).toBeGreaterThan(MIN_INK);
+  const edge = { x: Math.floor(sec.box.x) - 1, y: seen.y + 10, width: 3, height: seen.height - 20 };
+  expect(countColour(png, cssRgb(sec.borderLeft), edge)).toBeGreaterThanOrEqual(edge.height * 0.9);
+}
 
 describe.skipIf(!existsSync(CHROMIUM))('the site in headless Chromium', () => {
   let dir = '';
@@ -73,15 +150,75 @@ describe.skipIf(!existsSync(CHROMIUM))('the site in headless Chromium', () => {
     expect(enums).toContain('packet');
   });
 
-  it('keeps a screenshot of a register page with the search open', () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const shot = join(ARTIFACTS, 'docs-udma_m2s.png');
-    rmSync(shot, { force: true });
-    chromium([
-      `--screenshot=${shot}`,
-      '--window-size=1280,1600',
-      page('udma_m2s.html', '?q=0x1084&decode=M2S_dwrr.cfg_sched:0x00030111'),
-    ]);
-    expect(existsSync(shot)).toBe(true);
+  describe('pages opened at a register, seen in screenshots', () => {
+    let browser: Chromium | undefined;
+    let devtoolsProfile = '';
+    beforeAll(async () => {
+      devtoolsProfile = mkdtempSync(join(tmpdir(), 'nxdma-chromium-devtools-'));
+      browser = await launchChromium(CHROMIUM, devtoolsProfile);
+    });
+    afterAll(async () => {
+      await browser?.close();
+      rmSync(devtoolsProfile, { recursive: true, force: true });
+    });
+
+    /** Opens the page, reads where `anchor`'s section is, keeps and returns the screenshot. */
+    async function look(
+      name: string,
+      query: string,
+      anchor: string,
+      artifact: string,
+    ): Promise<{ shown: Shown; png: Png }> {
+      const tab = await browser!.open(page(name, query), VIEWPORT.width, VIEWPORT.height);
+      try {
+        const shown = await tab.evaluate<Shown>(shownExpression(anchor));
+        const shot = await tab.screenshot();
+        mkdirSync(ARTIFACTS, { recursive: true });
+        writeFileSync(join(ARTIFACTS, artifact), shot);
+        return { shown, png: decodePng(shot) };
+      } finally {
+        await tab.close();
+      }
+    }
+
+    it('a fragment naming one word: that register at the top, highlighted, the word selected', async () => {
+      const word = 'M2S_Q[3].dwrr_cfg_2';
+      const { shown, png } = await look(
+        'udma_m2s.html',
+        `#${word}`,
+        'M2S_Q.dwrr_cfg_2',
+        'docs-udma_m2s-fragment.png',
+      );
+      const sec = shown.section!;
+      expect(sec).not.toBeNull();
+      expect(shown.scrollTop).toBeGreaterThan(0);
+      // Right under the sticky header, not hidden by it.
+      expect(sec.box.y).toBeGreaterThanOrEqual(shown.headerBottom - 1);
+      expect(sec.box.y).toBeLessThan(shown.viewport.height / 8);
+      expect(sec.hit).toBe(true);
+      expect(sec.word).toBe(word);
+      expectSectionShown(png, shown);
+    });
+
+    it('?q= and ?decode=: the decoder filled and in view, the search results over the page', async () => {
+      const { shown, png } = await look(
+        'udma_m2s.html',
+        '?q=0x1084&decode=M2S_dwrr.cfg_sched:0x00030111',
+        'M2S_dwrr.cfg_sched',
+        'docs-udma_m2s.png',
+      );
+      const sec = shown.section!;
+      expect(sec).not.toBeNull();
+      expect(shown.scrollTop).toBeGreaterThan(0);
+      expect(sec.codec!.raw).toBe('0x00030111');
+      const codec = sec.codec!.box;
+      expect(codec.y).toBeGreaterThanOrEqual(shown.headerBottom - 1);
+      expect(codec.y + codec.height).toBeLessThanOrEqual(shown.viewport.height);
+      expect(shown.search.hidden).toBe(false);
+      expect(shown.search.first).toBe('udma_m2s.html#M2S_Q[0].dwrr_cfg_2');
+      expectSectionShown(png, shown);
+      expect(inkShare(png, codec)).toBeGreaterThan(MIN_INK);
+      expect(inkShare(png, shown.search.box)).toBeGreaterThan(MIN_INK);
+    });
   });
 });
