@@ -11,6 +11,7 @@
  * image.
  */
 import { NxdmaError, hex } from '../common/errors.ts';
+import { DGE_BOOTED, DgeCoreKind } from '../csr/formats/dge-host.ts';
 import type { DgeCoreIO, RegisterIO } from '../csr/io.ts';
 import type { RegFileModel } from '../csr/schema/model.ts';
 import type { MockMemory } from './memory.ts';
@@ -21,17 +22,11 @@ import type {
   RegisterFileCounters,
 } from './register-file.ts';
 
-/** nrtucode core kinds (UDMA-FACTS.md). */
-export const DGE_CORE_KIND = {
-  SUNDA: 2,
-  CAYMAN: 9,
-  MARIANA: 17,
-  MARIANA_PLUS: 25,
-  MAVERICK: 32,
-} as const;
+/** nrtucode core kinds (UDMA-FACTS.md; csr/formats/dge-host.ts DgeCoreKind). */
+export const DGE_CORE_KIND = DgeCoreKind;
 
 /** Boot state in which the host tables may be written (BOOTED_LEGACY). */
-export const DGE_BOOTED = 1;
+export { DGE_BOOTED };
 
 export interface MockDgeCoreSpec {
   core: number;

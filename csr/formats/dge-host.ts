@@ -1,7 +1,8 @@
 /**
  * The dge_host table formats (seed 004 §7.2): the host priority-class map (u32 bytes per packet per
  * ISA class 1..4) and the DGE mailbox entry nrtucode_dge_mailbox_t {reserved u8, priority u8,
- * bitmask u16}. Offsets, strides, entry counts and field positions come from the dge_host register
+ * bitmask u16}; and the core kinds and boot state the host API gates on (shared by the driver's
+ * gate and the mock core). Offsets, strides, entry counts and field positions come from the dge_host register
  * map generated from csr/schemas/dge_host.json (csr/generated/dge_host.ts); nothing here writes one
  * by hand.
  */
@@ -9,6 +10,26 @@ import { NxdmaError } from '../../common/errors.ts';
 import { dge_host } from '../generated/dge_host.ts';
 import { REGISTER_BYTES } from '../schema/model.ts';
 import { type ByteView, type DecodeResult, fail, isU32, ok } from './wire.ts';
+
+// --- core kind and boot state -----------------------------------------------------------------
+
+/**
+ * nrtucode core kinds (the `*_NX_POOL` coretype values, UDMA-FACTS.md): what a core reports as
+ * DgeCoreIO.kind and the host API's core-kind gate reads.
+ */
+export const DgeCoreKind = {
+  SUNDA: 2,
+  CAYMAN: 9,
+  MARIANA: 17,
+  MARIANA_PLUS: 25,
+  MAVERICK: 32,
+} as const;
+export type DgeCoreKindName = keyof typeof DgeCoreKind;
+
+/** boot_state of a core whose host tables may be written (BOOTED_LEGACY). */
+export const DGE_BOOTED = 1;
+
+// --- tables ------------------------------------------------------------------------------------
 
 /** One mailbox entry. */
 export interface DgeMailbox {

@@ -4,15 +4,10 @@
  * `k > 0x20 || !((mask >> k) & 1)` -> result 8.
  */
 
-/** nrtucode core kinds (the `*_NX_POOL` coretype values). */
-export const DgeCoreKind = {
-  SUNDA: 2,
-  CAYMAN: 9,
-  MARIANA: 17,
-  MARIANA_PLUS: 25,
-  MAVERICK: 32,
-} as const;
-export type DgeCoreKindName = keyof typeof DgeCoreKind;
+import { DgeCoreKind, type DgeCoreKindName } from '../../csr/formats/dge-host.ts';
+
+/** nrtucode core kinds (the `*_NX_POOL` coretype values): csr/formats/dge-host.ts. */
+export { DgeCoreKind, type DgeCoreKindName };
 
 /** Which host library's gate to apply. */
 export type DgeBuild = 'customop' | 'internal';

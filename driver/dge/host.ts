@@ -14,6 +14,7 @@
 import { NxdmaError } from '../../common/errors.ts';
 import type { DgeCoreIO, Device } from '../../csr/io.ts';
 import {
+  DGE_BOOTED,
   type DgeMailbox,
   checkMailbox,
   decodeMailboxes,
@@ -35,8 +36,8 @@ export const NRTUCODE_RESULT = {
 } as const;
 export type NrtucodeResult = (typeof NRTUCODE_RESULT)[keyof typeof NRTUCODE_RESULT];
 
-/** boot_state of a core whose host tables may be written (BOOTED_LEGACY). */
-export const DGE_BOOTED = 1;
+/** boot_state of a core whose host tables may be written (BOOTED_LEGACY): csr/formats/dge-host.ts. */
+export { DGE_BOOTED };
 
 /** The most priority-class map entries a host may write (ISA classes 1..4; `cmp rdx, 4`). */
 export const MAX_PRIORITY_CLASS_MAP_ENTRIES = 4;
