@@ -5,6 +5,7 @@
  * home of the QoS class rule) and is re-exported here for convenience.
  */
 export { DMAQoSClass, type DMAQoSClassName, qosClassName } from '../../csr/formats/qos-class.ts';
+import { DGE_DTYPE_SIZE, DgeDtype } from '../../csr/formats/dge-desc.ts';
 
 /** Builds the reverse (ordinal -> name) table of an `as const` enum object. */
 function names<T extends Record<string, number>>(e: T): Readonly<Record<number, keyof T & string>> {
@@ -208,20 +209,31 @@ export type DstReduce = (typeof DstReduce)[keyof typeof DstReduce];
 export type DstReduceName = keyof typeof DstReduce;
 export const DST_REDUCE_NAMES = names(DstReduce);
 
-/** Element data types of tensors and their size in bytes. */
-export const DTYPE_SIZE = {
-  uint8: 1,
-  int8: 1,
-  uint16: 2,
-  int16: 2,
-  fp16: 2,
-  bf16: 2,
-  uint32: 4,
-  int32: 4,
-  fp32: 4,
+/**
+ * Element data types of tensors and the DGE dtype code each is emitted as (DMA_CONFIGS dtype,
+ * csr/formats/dge-desc.ts DgeDtype).
+ */
+export const DTYPE_CODE = {
+  uint8: DgeDtype.UINT8,
+  int8: DgeDtype.INT8,
+  uint16: DgeDtype.UINT16,
+  int16: DgeDtype.INT16,
+  fp16: DgeDtype.FP16,
+  bf16: DgeDtype.BF16,
+  uint32: DgeDtype.UINT32,
+  int32: DgeDtype.INT32,
+  fp32: DgeDtype.FP32,
 } as const;
-export type DtypeName = keyof typeof DTYPE_SIZE;
-export const DTYPE_NAMES = Object.keys(DTYPE_SIZE) as DtypeName[];
+export type DtypeName = keyof typeof DTYPE_CODE;
+export const DTYPE_NAMES = Object.keys(DTYPE_CODE) as DtypeName[];
+
+/** Size in bytes of each element data type (the one table: csr/formats/dge-desc.ts DGE_DTYPE_SIZE). */
+export const DTYPE_SIZE: Readonly<Record<DtypeName, number>> = Object.freeze(
+  Object.fromEntries(DTYPE_NAMES.map((n) => [n, DGE_DTYPE_SIZE[DTYPE_CODE[n]]])) as Record<
+    DtypeName,
+    number
+  >,
+);
 
 /**
  * ArchLevel (seed 001, Target Abstraction): 10 Inf1/Tonga, 20 Trn1/Sunda, 30 Trn2/Cayman,

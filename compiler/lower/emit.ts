@@ -14,13 +14,12 @@
  */
 import {
   ComputeOp,
-  DgeDtype,
   IndirectSide,
   type BoundCheck,
   type DgeDescriptor,
 } from '../../csr/formats/dge-desc.ts';
 import { MicroOpDir, dimpush, type MicroOp } from '../../csr/formats/dge-ops.ts';
-import { DstReduce, type DtypeName } from '../ir/enums.ts';
+import { DTYPE_CODE, DstReduce } from '../ir/enums.ts';
 import type { Nest } from './shape.ts';
 
 /** AWS_NEURON_ISA_XT_MEMCOPY_DMA_CFG is local register 40 (seed 004 §5.4); registers are 4 bytes. */
@@ -30,17 +29,8 @@ export const MEMCOPY_DMA_CFG_OFFSET = MEMCOPY_DMA_CFG * 4;
 /** No semaphore (sem_num -1). */
 const NO_SEM = -1;
 
-export const DTYPE_CODE: Readonly<Record<DtypeName, number>> = {
-  uint8: DgeDtype.UINT8,
-  int8: DgeDtype.INT8,
-  uint16: DgeDtype.UINT16,
-  int16: DgeDtype.INT16,
-  fp16: DgeDtype.FP16,
-  bf16: DgeDtype.BF16,
-  uint32: DgeDtype.UINT32,
-  int32: DgeDtype.INT32,
-  fp32: DgeDtype.FP32,
-};
+/** IR dtype -> DGE dtype code (compiler/ir/enums.ts). */
+export { DTYPE_CODE };
 
 export const COMPUTE_OP: Readonly<Record<number, number>> = {
   [DstReduce.none]: ComputeOp.NONE,
