@@ -5,8 +5,8 @@
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { NxdmaError } from '../common/errors.ts';
 import type { Device } from '../csr/io.ts';
+import { badArg } from './input.ts';
 import type { ServiceTrace } from '../mocks/service-trace.ts';
 import { renderTimeline, type TimelineOptions, type TimelineResult } from '../mocks/timeline.ts';
 
@@ -19,10 +19,6 @@ export interface TimelineJson {
   bytes: number;
 }
 
-function bad(where: string, message: string, expected: string, actual?: unknown): NxdmaError {
-  return new NxdmaError('BAD_ARGUMENT', message, { where, expected, actual });
-}
-
 /**
  * Checks a --timeline value before anything runs: the command uses the mock, the path names a
  * file (not a directory) in an existing directory.
@@ -30,7 +26,7 @@ function bad(where: string, message: string, expected: string, actual?: unknown)
 export function checkTimelineOption(file: string | undefined, opts: { mock: boolean }): void {
   if (file === undefined) return;
   if (!opts.mock) {
-    throw bad(
+    throw badArg(
       '--timeline',
       '--timeline draws the mock device service trace; a mapped device keeps none (use --mock)',
       '--mock',
@@ -38,7 +34,7 @@ export function checkTimelineOption(file: string | undefined, opts: { mock: bool
     );
   }
   if (file.trim() === '' || file.endsWith('/')) {
-    throw bad(
+    throw badArg(
       '--timeline',
       `--timeline needs a file name, got ${JSON.stringify(file)}`,
       'a file path',
@@ -50,10 +46,10 @@ export function checkTimelineOption(file: string | undefined, opts: { mock: bool
   let dir = dirname(file);
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   if (!statSync(dir).isDirectory()) {
-    throw bad('--timeline', `--timeline: ${dir} is not a directory`, 'a directory', dir);
+    throw badArg('--timeline', `--timeline: ${dir} is not a directory`, 'a directory', dir);
   }
   if (existsSync(file) && statSync(file).isDirectory()) {
-    throw bad('--timeline', `--timeline: ${file} is a directory`, 'a file path', file);
+    throw badArg('--timeline', `--timeline: ${file} is a directory`, 'a file path', file);
   }
 }
 
@@ -85,14 +81,19 @@ export function writeTimeline(
 ): TimelineResult & { file: string } {
   const trace = serviceTraceOf(device);
   if (trace === null) {
-    throw bad('--timeline', `${device.name} keeps no service trace`, 'a mock device', device.name);
+    throw badArg(
+      '--timeline',
+      `${device.name} keeps no service trace`,
+      'a mock device',
+      device.name,
+    );
   }
   const r = renderTimeline(trace, opts);
   try {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, r.svg);
   } catch (e) {
-    throw bad(
+    throw badArg(
       '--timeline',
       `cannot write ${file}: ${(e as Error).message}`,
       'a writable file',

@@ -3,7 +3,6 @@
  * file and prints the bound IR (routes, trigger engines, queues, inserted queue switches, pass
  * counters). Exit code 2 on a program or compile error.
  */
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { NxdmaError } from '../../common/errors.ts';
@@ -14,6 +13,7 @@ import type { Module } from '../../compiler/ir/module.ts';
 import { PIPELINE, compile, type CompileFailure } from '../../compiler/passes/pipeline.ts';
 import { type CompileJson, compileJson } from '../../compiler/report.ts';
 import { CliExit, EXIT } from '../exit.ts';
+import { readProgramFile } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, table } from '../output.ts';
 import { progress } from '../progress.ts';
@@ -27,30 +27,6 @@ With --json the output is
   { arch, instructions: [{ id, op, engine, subId, dgeType, eligible, queue, queueType, deps }],
     queues: [{ name, type, engine, instructions }], inserted: [{ id, op, block, queue }],
     passes: [{ name, counters }], errors: [] }`;
-
-function readProgram(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new NxdmaError(
-      'BAD_ARGUMENT',
-      `cannot read program file ${file}: ${(e as Error).message}`,
-      {
-        where: file,
-        expected: 'a readable JSON program file',
-      },
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new NxdmaError('PROGRAM_INVALID', `${file} is not valid JSON: ${(e as Error).message}`, {
-      where: file,
-      expected: 'a JSON document',
-    });
-  }
-}
 
 function parseArch(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -144,7 +120,7 @@ export function register(program: Command, ctx: CliContext): void {
       const arch = parseArch(opts.arch);
       let m: Module;
       try {
-        m = parseProgram(readProgram(file), { arch, file });
+        m = parseProgram(readProgramFile(file), { arch, file });
       } catch (e) {
         if (opts.json && e instanceof NxdmaError) {
           out.json({

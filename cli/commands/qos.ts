@@ -28,6 +28,7 @@ import {
 } from '../../driver/qos/index.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
+import { badArg } from '../input.ts';
 import { paint, table } from '../output.ts';
 import { qosShowTimeline, type QosTimelineOptions } from '../qos-timeline.ts';
 
@@ -58,10 +59,6 @@ export interface QosJsonWrite {
   offset: number;
   old: number | null;
   new: number;
-}
-
-function badArg(where: string, message: string, expected: string, actual: unknown): NxdmaError {
-  return new NxdmaError('BAD_ARGUMENT', message, { where, expected, actual });
 }
 
 function readPlan(file: string): QosPlan {

@@ -31,6 +31,7 @@ import type { Device, RegisterIO } from '../../csr/io.ts';
 import { getProfile, openDevice } from '../../driver/mmio/index.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
+import { badArg } from '../input.ts';
 import { paint, table } from '../output.ts';
 
 /** One register word as `regs list --json` prints it. */
@@ -208,10 +209,6 @@ interface DeviceCliOptions {
   engine: string;
   core: string;
   json?: boolean;
-}
-
-function badArg(where: string, message: string, expected: string, actual: unknown): NxdmaError {
-  return new NxdmaError('BAD_ARGUMENT', message, { where, expected, actual });
 }
 
 /** A non-negative integer given on the command line ("0x1f", "0b101", "31"), or undefined. */

@@ -8,7 +8,7 @@
  * Exit codes: 0 every byte as expected; 1 a mismatch; 2 a bad program, argument or file;
  * 3 a device error.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import { NxdmaError, hex, isNxdmaError } from '../../common/errors.ts';
@@ -24,6 +24,7 @@ import {
   type PreparedFlow,
 } from '../../driver/flow/index.ts';
 import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
+import { badArg, readProgramFile } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, paint, table } from '../output.ts';
 import { progress } from '../progress.ts';
@@ -65,10 +66,6 @@ interface RunOptions {
   iUnderstandThisWritesToHardware?: boolean;
 }
 
-function badArg(where: string, message: string, expected: string, actual?: unknown): NxdmaError {
-  return new NxdmaError('BAD_ARGUMENT', message, { where, expected, actual });
-}
-
 function parseNumber(v: string | undefined, where: string): number | undefined {
   if (v === undefined) return undefined;
   const n = /^0x[0-9a-f]+$/i.test(v) ? parseInt(v.slice(2), 16) : Number(v);
@@ -104,27 +101,6 @@ export function programFiles(path: string): string[] {
   if (files.length === 0)
     throw badArg(path, `no *.json program in ${path}`, 'a directory holding program files');
   return files;
-}
-
-function readJson(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw badArg(
-      file,
-      `cannot read program file ${file}: ${(e as Error).message}`,
-      'a readable JSON program file',
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new NxdmaError('PROGRAM_INVALID', `${file} is not valid JSON: ${(e as Error).message}`, {
-      where: file,
-      expected: 'a JSON document',
-    });
-  }
 }
 
 /** Checks the device options before anything is read or opened. */
@@ -266,7 +242,7 @@ async function runOne(
   tty: boolean,
   timeline?: string,
 ): Promise<FlowReport> {
-  const json = readJson(file);
+  const json = readProgramFile(file);
   const p = prepareFlow(json, { file });
   const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
   const device = deviceFor(o, p, ringBase);
