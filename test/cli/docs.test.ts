@@ -3,27 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
 import type { DocsJson } from '../../cli/commands/docs.ts';
-import type { Out } from '../../cli/output.ts';
 import { regFiles } from '../../csr/schema/files.ts';
-
-async function run(...args: string[]) {
-  const lines: string[] = [];
-  const errs: string[] = [];
-  let json: unknown;
-  const out: Out = {
-    color: false,
-    tty: false,
-    log: (l = '') => void lines.push(l),
-    err: (l) => void errs.push(l),
-    json: (v) => {
-      json = v;
-    },
-  };
-  const code = await main(['node', 'nxdma', ...args], out);
-  return { code, text: lines.join('\n'), errs: errs.join('\n'), json };
-}
+import { nxdma as run } from './helpers.ts';
 
 const HOSTILE = fileURLToPath(new URL('../csr/docs/fixtures/hostile.json', import.meta.url));
 

@@ -2,10 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
-import type { Out } from '../../cli/output.ts';
 import type { QosJsonWrite } from '../../cli/commands/qos.ts';
 import { planQos, registerFileOffset } from '../../driver/index.ts';
+import { nxdma as run } from './helpers.ts';
 
 const EXAMPLE = fileURL('../../examples/qos-plan.json');
 const dir = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
@@ -40,23 +39,6 @@ function word(file: string, offset: number): number {
     fs.closeSync(fd);
   }
   return b.readUInt32LE(0);
-}
-
-async function run(...args: string[]) {
-  const lines: string[] = [];
-  const errs: string[] = [];
-  let json: unknown;
-  const out: Out = {
-    color: false,
-    tty: false,
-    log: (l = '') => void lines.push(l),
-    err: (l) => void errs.push(l),
-    json: (v) => {
-      json = v;
-    },
-  };
-  const code = await main(['node', 'nxdma', ...args], out);
-  return { code, text: lines.join('\n'), errs: errs.join('\n'), json };
 }
 
 describe('nxdma qos apply', () => {

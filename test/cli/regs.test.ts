@@ -1,25 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
-import type { Out } from '../../cli/output.ts';
 import type { RegsListEntry, RegsValue } from '../../cli/commands/regs.ts';
 import { decodeFields, encodeFields, getInstance, regFile, regFileMaps } from '../../csr/index.ts';
-
-async function run(...args: string[]) {
-  const lines: string[] = [];
-  const errs: string[] = [];
-  let json: unknown;
-  const out: Out = {
-    color: false,
-    tty: false,
-    log: (l = '') => void lines.push(l),
-    err: (l) => void errs.push(l),
-    json: (v) => {
-      json = v;
-    },
-  };
-  const code = await main(['node', 'nxdma', ...args], out);
-  return { code, text: lines.join('\n'), errs: errs.join('\n'), json };
-}
+import { nxdma as run } from './helpers.ts';
 
 describe('nxdma regs list', () => {
   it('--json lists every register instance with its absolute offset', async () => {

@@ -2,28 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
-import type { Out } from '../../cli/output.ts';
 import type { FlowReport, FlowTotals } from '../../driver/flow/index.ts';
+import { nxdma as run } from './helpers.ts';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples/programs');
-
-async function run(...args: string[]) {
-  const lines: string[] = [];
-  const errs: string[] = [];
-  let json: unknown;
-  const out: Out = {
-    color: false,
-    tty: false,
-    log: (l = '') => void lines.push(l),
-    err: (l) => void errs.push(l),
-    json: (v) => {
-      json = v;
-    },
-  };
-  const code = await main(['node', 'nxdma', ...args], out);
-  return { code, text: lines.join('\n'), errs: errs.join('\n'), json };
-}
 
 function tmpProgram(p: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'nxdma-run-'));

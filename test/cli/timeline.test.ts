@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
-import type { Out } from '../../cli/output.ts';
 import type { TimelineJson } from '../../cli/timeline.ts';
 import type { FlowReport } from '../../driver/flow/index.ts';
 import { qosColor } from '../../mocks/timeline.ts';
 import { classes, findAll, parseXml, type XmlElement } from '../mocks/xml.ts';
+import { nxdma } from './helpers.ts';
 
 const PROGRAMS = new URL('../../examples/programs/', import.meta.url).pathname;
 const QOS_MIX = path.join(PROGRAMS, 'qos-mix.json');
@@ -17,23 +16,6 @@ const tmp = fs.mkdtempSync(
   path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'nxdma-tl-'),
 );
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-async function nxdma(...args: string[]) {
-  const lines: string[] = [];
-  const errs: string[] = [];
-  let json: unknown;
-  const out: Out = {
-    color: false,
-    tty: false,
-    log: (l = '') => void lines.push(l),
-    err: (l) => void errs.push(l),
-    json: (v) => {
-      json = v;
-    },
-  };
-  const code = await main(['node', 'nxdma', ...args], out);
-  return { code, text: lines.join('\n'), errs: errs.join('\n'), json };
-}
 
 const lanes = (root: XmlElement) =>
   findAll(root, (e) => e.name === 'g' && classes(e).includes('lane'));
