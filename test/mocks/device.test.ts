@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { NxdmaError } from '../../common/errors.ts';
 import { regFile } from '../../csr/schema/files.ts';
 import type { Device } from '../../csr/io.ts';
 import { DGE_BOOTED, DGE_CORE_KIND } from '../../mocks/dge-core.ts';
 import { DEFAULT_DGE_CORE_STRIDE, MockDevice } from '../../mocks/device.ts';
 import { QueuePair, bringUp, pattern } from './helpers.ts';
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof NxdmaError ? e.code : `untyped: ${String(e)}`;
-  }
-  return 'none';
-}
+import { errorCode as code } from '../support/errors.ts';
 
 describe('MockDevice', () => {
   it('implements Device for the engines asked for (trn2 by default)', () => {

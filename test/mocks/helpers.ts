@@ -9,6 +9,8 @@ import type { MockDevice } from '../../mocks/device.ts';
 import type { MockRegisterFile } from '../../mocks/register-file.ts';
 import type { MockUdmaUnit } from '../../mocks/udma-unit.ts';
 
+export { pattern } from '../support/bytes.ts';
+
 export function off(file: MockRegisterFile, path: string): number {
   return getInstance(file.model, path).offset;
 }
@@ -163,17 +165,4 @@ export class QueuePair {
     const t = this.putTx(src, bytes, opts);
     this.ringTx(t);
   }
-}
-
-/** Deterministic pseudo-random bytes. */
-export function pattern(n: number, seed = 1): Uint8Array {
-  const b = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    b[i] = x & 0xff;
-  }
-  return b;
 }

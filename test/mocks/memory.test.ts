@@ -1,16 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NxdmaError } from '../../common/errors.ts';
 import { MockMemory } from '../../mocks/memory.ts';
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof NxdmaError ? e.code : `untyped: ${String(e)}`;
-  }
-  return 'none';
-}
+import { errorCode as code } from '../support/errors.ts';
 
 describe('MockMemory', () => {
   it('holds named regions anywhere in a sparse 64-bit space', () => {

@@ -32,18 +32,9 @@ import {
   validateTx,
   writeBdWords,
 } from '../../../csr/formats/bd.ts';
+import { thrown } from '../../support/errors.ts';
 
 const hexBytes = (b: Uint8Array) => Buffer.from(b).toString('hex');
-
-function thrown(fn: () => unknown): NxdmaError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(NxdmaError);
-    return e as NxdmaError;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('16-byte descriptor golden vectors (UDMA-FACTS "The 16-byte descriptor")', () => {
   it('meta_ctrl for a plain copy is 0x01080003 from its named bits', () => {

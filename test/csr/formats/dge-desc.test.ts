@@ -32,6 +32,7 @@ import {
 } from '../../../csr/formats/dge-desc.ts';
 import { RecordCodec } from '../../../csr/formats/layout.ts';
 import { toPriorityClass, DMAQoSClass } from '../../../csr/formats/qos-class.ts';
+import { thrown as err } from '../../support/errors.ts';
 
 const hexOf = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const le16 = (v: number) => hexOf(new Uint8Array(new Uint16Array([v]).buffer));
@@ -107,16 +108,6 @@ const gather: GatherXpose = {
   dst_step_elem: 32,
   idx_limit: 0,
 };
-
-function err(fn: () => unknown): NxdmaError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(NxdmaError);
-    return e as NxdmaError;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('DGE descriptor golden vectors (layouts in docs/descriptors.md)', () => {
   it('DIRECT2D with compute_op ADD', () => {

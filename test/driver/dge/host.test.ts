@@ -17,18 +17,9 @@ import {
 } from '../../../driver/dge/index.ts';
 import { dgeHostLayout } from '../../../csr/formats/dge-host.ts';
 import { fakeDevice } from './fake-device.ts';
+import { thrown } from '../../support/errors.ts';
 
 const hexOf = (b: Uint8Array) => Buffer.from(b).toString('hex');
-
-function thrown(fn: () => unknown): NxdmaError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(NxdmaError);
-    return e as NxdmaError;
-  }
-  throw new Error('expected a throw');
-}
 
 const CAYMAN = { kind: DgeCoreKind.CAYMAN };
 

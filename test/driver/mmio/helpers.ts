@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
-import { NxdmaError, type ErrorCode } from '../../../common/errors.ts';
+
+export { expectCode } from '../../support/errors.ts';
 
 const dir = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
 let counter = 0;
@@ -42,19 +42,6 @@ export function fileBytes(p: string, offset: number, length: number): Buffer {
 /** Bytes the file occupies on disk (tmpfs: whole pages written). */
 export function allocatedBytes(p: string): number {
   return fs.statSync(p).blocks * 512;
-}
-
-/** Runs `fn`, expects an NxdmaError with `code`, returns it. */
-export function expectCode(fn: () => unknown, code: ErrorCode): NxdmaError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught, `expected NxdmaError ${code}`).toBeInstanceOf(NxdmaError);
-  expect((caught as NxdmaError).code).toBe(code);
-  return caught as NxdmaError;
 }
 
 /** Mappings of `p` the process still holds (from /proc/self/maps). */

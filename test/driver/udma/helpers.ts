@@ -1,6 +1,4 @@
 /** Test helpers for driver/udma and driver/qos: a brought-up engine on the mock, typed errors, data. */
-import { expect } from 'vitest';
-import { NxdmaError, type ErrorCode } from '../../../common/errors.ts';
 import {
   MockDevice,
   type MockDeviceOptions,
@@ -8,31 +6,8 @@ import {
 } from '../../../mocks/index.ts';
 import { UdmaEngine, type UdmaEngineOptions } from '../../../driver/udma/index.ts';
 
-/** Runs `fn`, expects an NxdmaError with `code`, returns it. */
-export function expectCode(fn: () => unknown, code: ErrorCode): NxdmaError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught, `expected NxdmaError ${code}`).toBeInstanceOf(NxdmaError);
-  expect((caught as NxdmaError).code, (caught as Error).message).toBe(code);
-  return caught as NxdmaError;
-}
-
-/** Awaits `p`, expects it to reject with an NxdmaError with `code`, returns it. */
-export async function expectReject(p: Promise<unknown>, code: ErrorCode): Promise<NxdmaError> {
-  let caught: unknown;
-  try {
-    await p;
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught, `expected NxdmaError ${code}`).toBeInstanceOf(NxdmaError);
-  expect((caught as NxdmaError).code, (caught as Error).message).toBe(code);
-  return caught as NxdmaError;
-}
+export { expectCode, expectReject } from '../../support/errors.ts';
+export { pattern } from '../../support/bytes.ts';
 
 export interface Rig {
   dev: MockDevice;
@@ -63,19 +38,6 @@ export function rings(
 ): { tx: { base: number; size: number }; rx: { base: number; size: number } } {
   const base = 0x100000 + q * 0x10000;
   return { tx: { base, size }, rx: { base: base + 0x8000, size } };
-}
-
-/** Deterministic pseudo-random bytes. */
-export function pattern(n: number, seed = 1): Uint8Array {
-  const b = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    b[i] = x & 0xff;
-  }
-  return b;
 }
 
 /** Bytes of the device memory at addr. */
