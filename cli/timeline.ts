@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Device } from '../csr/io.ts';
 import { badArg } from './input.ts';
-import type { ServiceTrace } from '../mocks/service-trace.ts';
+import { serviceTraceOf } from '../mocks/service-trace.ts';
 import { renderTimeline, type TimelineOptions, type TimelineResult } from '../mocks/timeline.ts';
 
 /** What a command reports about a timeline it wrote. */
@@ -63,14 +63,6 @@ export function timelineFileFor(file: string, program: string, single: boolean):
   const stem = basename(file, extname(file));
   const name = basename(program, extname(program)).replace(/[^A-Za-z0-9._-]/g, '_');
   return join(dirname(file), `${stem}.${name}${ext}`);
-}
-
-/** The service trace of a device, or null when it keeps none (a mapped device). */
-export function serviceTraceOf(device: Device): ServiceTrace | null {
-  const t = (device as { serviceTrace?: unknown }).serviceTrace;
-  return typeof t === 'object' && t !== null && typeof (t as ServiceTrace).at === 'function'
-    ? (t as ServiceTrace)
-    : null;
 }
 
 /** Renders the device's service trace and writes it to `file`. */

@@ -26,6 +26,7 @@ import {
 } from '../../compiler/lower/lower.ts';
 import { formatMicroOp } from '../../csr/formats/dge-ops.ts';
 import type { Device } from '../../csr/io.ts';
+import { serviceTraceOf } from '../../mocks/service-trace.ts';
 import { applyQos, type QosPlanInput } from '../qos/index.ts';
 import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, RING_SIZE_MULTIPLE } from '../udma/ring.ts';
 import { EpochHazards } from './hazards.ts';
@@ -473,26 +474,6 @@ function compare(device: Device, expected: MemoryImage, written: Uint8Array[], m
   return { destinationBytes, checkedBytes, mismatches, samples };
 }
 
-interface TraceLike {
-  length: number;
-  at(i: number): {
-    engine: number;
-    queue: number;
-    bytes: number;
-    descriptors: number;
-    startCycle: number;
-    endCycle: number;
-    qQos: number;
-    order: number;
-  };
-  dropped?: number;
-}
-
-function serviceTraceOf(device: Device): TraceLike | null {
-  const t = (device as { serviceTrace?: TraceLike }).serviceTrace;
-  return t && typeof t.at === 'function' && typeof t.length === 'number' ? t : null;
-}
-
 /** Who the arbiters served: per queue packets, bytes, first and last cycle, the first grants. */
 function arbitration(
   device: Device,
@@ -565,17 +546,7 @@ function traceOf(p: PreparedFlow, device: Device): FlowTrace {
   const service: FlowTrace['service'] = [];
   if (t !== null) {
     for (let i = 0; i < Math.min(t.length, 10000); i++) {
-      const e = t.at(i);
-      service.push({
-        order: e.order,
-        engine: e.engine,
-        queue: e.queue,
-        bytes: e.bytes,
-        descriptors: e.descriptors,
-        startCycle: e.startCycle,
-        endCycle: e.endCycle,
-        qQos: e.qQos,
-      });
+      service.push(t.at(i));
     }
   }
   return { dmas, service };

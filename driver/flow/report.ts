@@ -5,6 +5,7 @@
  */
 import type { Backend } from '../../compiler/lower/backend.ts';
 import type { DgeShape } from '../../compiler/lower/shape.ts';
+import type { ServiceTraceEntry } from '../../mocks/service-trace.ts';
 
 export interface QueueReport {
   /** The DMAQueue's full name (alloc_queues). */
@@ -102,16 +103,8 @@ export interface FlowTrace {
       descriptors: string[];
     }[];
   }[];
-  service: {
-    order: number;
-    engine: number;
-    queue: number;
-    bytes: number;
-    descriptors: number;
-    startCycle: number;
-    endCycle: number;
-    qQos: number;
-  }[];
+  /** The first 10,000 entries of the device's service trace (mocks/service-trace.ts). */
+  service: ServiceTraceEntry[];
 }
 
 /** Totals over several reports (a directory run). */
