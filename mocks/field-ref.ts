@@ -4,31 +4,31 @@
  * one is a shift and a mask on the register file's word array.
  */
 import { NxdmaError } from '../common/errors.ts';
-import { findField, getInstance, type RegFileModel } from '../csr/schema/model.ts';
+import { FieldSpec, fieldSpecArgs } from '../csr/runtime/fields.ts';
+import { findField, getInstance, type FieldModel, type RegFileModel } from '../csr/schema/model.ts';
 
-export class FieldRef {
+/**
+ * A field of a register file resolved for the engine's hot path: the csr runtime's FieldSpec
+ * (position, `get` / `place` on a word) plus the word it lives in, read and written in place in
+ * the register file's word array.
+ */
+export class FieldRef extends FieldSpec {
   /** Word index in the register file (byte offset / 4). */
   readonly word: number;
   /** Byte offset of the register. */
   readonly offset: number;
-  readonly lsb: number;
-  /** Largest value (2^width - 1). */
-  readonly max: number;
-  /** Bits of the field within the word. */
-  readonly mask: number;
   /** "M2S_Q[3].tdrl.len". */
   readonly path: string;
 
-  constructor(offset: number, lsb: number, max: number, mask: number, path: string) {
+  constructor(offset: number, field: FieldModel, path: string) {
+    super(...fieldSpecArgs(field));
     this.offset = offset;
     this.word = offset >>> 2;
-    this.lsb = lsb;
-    this.max = max;
-    this.mask = mask >>> 0;
     this.path = path;
   }
 
-  get(words: Uint32Array): number {
+  /** The field's value in the stored word. */
+  read(words: Uint32Array): number {
     return (words[this.word] >>> this.lsb) & this.max;
   }
 
@@ -36,15 +36,10 @@ export class FieldRef {
     return (words[this.word] & this.mask) !== 0;
   }
 
-  /** The field's bits of `value` in place (the rest 0). */
-  place(value: number): number {
-    return ((value << this.lsb) & this.mask) >>> 0;
-  }
-
   /** Replaces the field in the stored word. */
-  set(words: Uint32Array, value: number): void {
+  write(words: Uint32Array, value: number): void {
     const w = this.word;
-    words[w] = ((words[w] & ~this.mask) | ((value << this.lsb) & this.mask)) >>> 0;
+    words[w] = ((words[w] & ~this.mask) | this.place(value)) >>> 0;
   }
 }
 
@@ -62,7 +57,7 @@ export function fieldRef(model: RegFileModel, path: string): FieldRef {
       },
     );
   }
-  return new FieldRef(f.instance.offset, f.field.lsb, f.field.max, f.field.mask, path);
+  return new FieldRef(f.instance.offset, f.field, path);
 }
 
 /** Byte offset of the register at `path` ("M2S_Q[3].status"). */
@@ -73,9 +68,7 @@ export function registerOffset(model: RegFileModel, path: string): number {
 /** Every field of the register at `path`, as references. */
 export function fieldRefs(model: RegFileModel, path: string): FieldRef[] {
   const inst = getInstance(model, path);
-  return inst.register.fields.map(
-    (f) => new FieldRef(inst.offset, f.lsb, f.max, f.mask, `${path}.${f.name}`),
-  );
+  return inst.register.fields.map((f) => new FieldRef(inst.offset, f, `${path}.${f.name}`));
 }
 
 /** The value of an enumerated field value by name, or `fallback` when the schema names none. */

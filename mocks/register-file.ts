@@ -24,6 +24,7 @@
  */
 import { NxdmaError, hex } from '../common/errors.ts';
 import type { RegisterIO } from '../csr/io.ts';
+import { FieldSpec, fieldSpecArgs } from '../csr/runtime/fields.ts';
 import {
   incrementTargetOf,
   type FieldModel,
@@ -104,8 +105,8 @@ interface Layout {
   readOnly: Uint8Array;
   /** For INC registers: the target instance index and field (else -1 / null). */
   incTarget: Int32Array;
-  incField: (FieldModel | null)[];
-  incSource: (FieldModel | null)[];
+  incField: (FieldSpec | null)[];
+  incSource: (FieldSpec | null)[];
 }
 
 const layouts = new WeakMap<RegFileModel, Layout>();
@@ -129,8 +130,8 @@ function layoutOf(model: RegFileModel): Layout {
   const reset = new Uint32Array(n);
   const readOnly = new Uint8Array(n);
   const incTarget = new Int32Array(n).fill(-1);
-  const incField: (FieldModel | null)[] = new Array<FieldModel | null>(n).fill(null);
-  const incSource: (FieldModel | null)[] = new Array<FieldModel | null>(n).fill(null);
+  const incField: (FieldSpec | null)[] = new Array<FieldSpec | null>(n).fill(null);
+  const incSource: (FieldSpec | null)[] = new Array<FieldSpec | null>(n).fill(null);
   const index = new Map<RegisterInstance, number>();
   model.instances.forEach((inst, i) => {
     index.set(inst, i);
@@ -156,8 +157,9 @@ function layoutOf(model: RegFileModel): Layout {
     const t = incrementTargetOf(model, inst);
     if (!t) return;
     incTarget[i] = index.get(t.instance) ?? -1;
-    incField[i] = t.field;
-    incSource[i] = inst.register.fields.find((f) => f.access === 'INC') ?? null;
+    incField[i] = new FieldSpec(...fieldSpecArgs(t.field));
+    const src = inst.register.fields.find((f) => f.access === 'INC');
+    incSource[i] = src ? new FieldSpec(...fieldSpecArgs(src)) : null;
   });
   const layout: Layout = {
     model,
@@ -367,11 +369,10 @@ export class MockRegisterFile implements RegisterIO {
       // Default doorbell: add the INC field's value to the target field, wrapping at its width.
       const src = L.incSource[i];
       const f = L.incField[i]!;
-      const add = src ? (v & src.mask) >>> src.lsb : v;
+      const add = src ? src.get(v) : v;
       const tw = L.inst[L.incTarget[i]].offset >>> 2;
-      const cur = (this.words[tw] & f.mask) >>> f.lsb;
-      const sum = (cur + add) % (f.max + 1);
-      this.words[tw] = ((this.words[tw] & ~f.mask) | ((sum << f.lsb) & f.mask)) >>> 0;
+      const sum = (f.get(this.words[tw]) + add) % (f.max + 1);
+      this.words[tw] = ((this.words[tw] & ~f.mask) | f.place(sum)) >>> 0;
     }
   }
 

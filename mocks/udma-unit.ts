@@ -300,19 +300,17 @@ export class MockUdmaUnit implements UdmaUnitIO {
       file.onWrite(refs.changeState, (v) => this.changeState(half, v));
       for (let q = 0; q < refs.queues; q++) {
         const r = refs.q[q];
-        file.onWrite(r.doorbell, (v) =>
-          this.doorbell(half, q, (v & r.doorbellVal.mask) >>> r.doorbellVal.lsb),
-        );
+        file.onWrite(r.doorbell, (v) => this.doorbell(half, q, r.doorbellVal.get(v)));
         file.onWrite(r.swCtrl, (v) => {
           if ((v & r.rstQ.mask) !== 0) this.resetQueue(half, q);
         });
       }
     }
     this.m2s.onWrite(this.M.deficitInit.offset, () => {
-      this.arbiter.initDeficits(this.M.deficitInit.get(this.mw));
+      this.arbiter.initDeficits(this.M.deficitInit.read(this.mw));
     });
     this.m2s.onRead(this.M.selRateLimit.offset, () => {
-      const q = this.M.indirectQ.get(this.mw);
+      const q = this.M.indirectQ.read(this.mw);
       // An unarmed limiter (not enabled, or masked) shows no tokens.
       if (q >= this.queues || !this.limited(q)) return 0;
       this.refill(q);
@@ -321,7 +319,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
       );
     });
     this.m2s.onRead(this.M.selDwrr.offset, () => {
-      const q = this.M.indirectQ.get(this.mw);
+      const q = this.M.indirectQ.read(this.mw);
       if (q >= this.queues) return 0;
       const d = Math.floor(this.arbiter.deficit[q]);
       return this.M.selDwrr.place(Math.max(0, Math.min(d, this.M.selDwrr.max)));
@@ -337,7 +335,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     else if ((v & R.csDis.mask) !== 0) value = R.stateValues.idle;
     else if ((v & R.csNormal.mask) !== 0) value = R.stateValues.normal;
     if (value < 0) return;
-    for (const f of R.stateFields) f.set(w, value);
+    for (const f of R.stateFields) f.write(w, value);
   }
 
   /** tdrtp_inc / rdrtp_inc: the tail advances by n, the ring id incrementing at each wrap. */
@@ -346,7 +344,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const st = half === 'm2s' ? this.tx : this.rx;
     const w = half === 'm2s' ? this.mw : this.sw;
     const r = R.q[q];
-    const len = r.len.get(w);
+    const len = r.len.read(w);
     let off = st.tailOff[q] + n;
     let rid = st.tailRid[q];
     if (len > 0) {
@@ -389,7 +387,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     w[r.cp >>> 2] = 0;
     w[r.status >>> 2] = 0;
     if (half === 'm2s') {
-      this.arbiter.resetQueue(q, this.M.deficitInit.get(this.mw));
+      this.arbiter.resetQueue(q, this.M.deficitInit.read(this.mw));
       this.tokWindow[q] = -1;
     }
     this.dirty = true;
@@ -420,15 +418,15 @@ export class MockUdmaUnit implements UdmaUnitIO {
   /** True when either half's state shows abort. */
   isAborted(): boolean {
     return (
-      this.M.stateFields.some((f) => f.get(this.mw) === this.M.stateValues.abort) ||
-      this.S.stateFields.some((f) => f.get(this.sw) === this.S.stateValues.abort)
+      this.M.stateFields.some((f) => f.read(this.mw) === this.M.stateValues.abort) ||
+      this.S.stateFields.some((f) => f.read(this.sw) === this.S.stateValues.abort)
     );
   }
 
   private position(half: UdmaHalf, q: number): RingPosition {
     const st = half === 'm2s' ? this.tx : this.rx;
     const R = half === 'm2s' ? this.M : this.S;
-    const len = R.q[q].len.get(half === 'm2s' ? this.mw : this.sw);
+    const len = R.q[q].len.read(half === 'm2s' ? this.mw : this.sw);
     return {
       headOffset: st.headOff[q],
       headRingId: st.headRid[q],
@@ -501,7 +499,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     mode.forceRR = M.forceRR.isSet(mw);
     mode.enDwrr = M.enDwrr.isSet(mw);
     mode.pktMode = M.pktModeEn.isSet(mw);
-    mode.incFactor = M.incFactor.get(mw);
+    mode.incFactor = M.incFactor.read(mw);
     const enginePaused = M.streamRlPause.isSet(mw);
     // Rate-limiter windows until the first blocked bucket holds a token again (Infinity: none).
     let wait = Infinity;
@@ -525,15 +523,15 @@ export class MockUdmaUnit implements UdmaUnitIO {
         const t = this.refill(q);
         if (t <= 0) {
           // A zero budget never refills: that queue is simply not served.
-          const budget = s.rlMaxBurst.get(mw);
+          const budget = s.rlMaxBurst.read(mw);
           if (budget > 0) wait = Math.min(wait, Math.floor(-t / budget) + 1);
           continue;
         }
       }
       arb.ready[q] = 1;
       arb.cost[q] = this.pktBytes[q];
-      arb.qos[q] = s.qQos.get(mw);
-      arb.weight[q] = s.weight.get(mw);
+      arb.qos[q] = s.qQos.read(mw);
+      arb.weight[q] = s.weight.read(mw);
       anyReady = true;
     }
     if (anyReady && this.streamLimited()) {
@@ -541,7 +539,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
       if (t <= 0) {
         arb.ready.fill(0);
         anyReady = false;
-        const budget = M.streamRlMaxBurst.get(mw);
+        const budget = M.streamRlMaxBurst.read(mw);
         wait = budget > 0 ? Math.floor(-t / budget) + 1 : Infinity;
       }
     }
@@ -549,7 +547,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     if (q < 0) {
       if (wait === Infinity) return false;
       // Idle until the window in which a bucket refills.
-      const win = Math.max(1, M.shortCycle.get(mw));
+      const win = Math.max(1, M.shortCycle.read(mw));
       this.cycle = (Math.floor(this.cycle / win) + wait) * win;
       return true;
     }
@@ -589,11 +587,11 @@ export class MockUdmaUnit implements UdmaUnitIO {
   /** Refills queue q's bucket up to the current window; returns its tokens. */
   private refill(q: number): number {
     const mw = this.mw;
-    const win = Math.max(1, this.M.shortCycle.get(mw));
+    const win = Math.max(1, this.M.shortCycle.read(mw));
     const w = Math.floor(this.cycle / win);
     const last = this.tokWindow[q];
     if (last !== w) {
-      const budget = this.M.sched[q].rlMaxBurst.get(mw);
+      const budget = this.M.sched[q].rlMaxBurst.read(mw);
       this.tokens[q] = last < 0 ? budget : Math.min(budget, this.tokens[q] + budget * (w - last));
       this.tokWindow[q] = w;
     }
@@ -608,10 +606,10 @@ export class MockUdmaUnit implements UdmaUnitIO {
 
   private refillStream(): number {
     const mw = this.mw;
-    const win = Math.max(1, this.M.shortCycle.get(mw));
+    const win = Math.max(1, this.M.shortCycle.read(mw));
     const w = Math.floor(this.cycle / win);
     if (this.streamWindow !== w) {
-      const budget = this.M.streamRlMaxBurst.get(mw);
+      const budget = this.M.streamRlMaxBurst.read(mw);
       this.streamTokens =
         this.streamWindow < 0
           ? budget
@@ -632,7 +630,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
   }
 
   private ringBase(r: RingRefs, w: Uint32Array): number {
-    return (w[r.baseLo.word] & r.baseLo.mask) + r.baseHi.get(w) * TWO_POW_32;
+    return (w[r.baseLo.word] & r.baseLo.mask) + r.baseHi.read(w) * TWO_POW_32;
   }
 
   /** TX byte count of a len_ctrl word: length 0 is 64 KiB only with M2S.cfg_len.encode_64k. */
@@ -656,11 +654,11 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const mem = this.mem;
     this.pktState[q] = PKT_WAIT;
     const r = M.q[q];
-    const len = r.len.get(mw);
+    const len = r.len.read(mw);
     const pending = this.pendingOf(tx, q, len);
     if (pending === 0) return;
     const base = this.ringBase(r, mw);
-    const maxDesc = M.maxDescPerPkt.get(mw) || Infinity;
+    const maxDesc = M.maxDescPerPkt.read(mw) || Infinity;
     let off = tx.headOff[q];
     let rid = tx.headRid[q];
     let bytes = 0;
@@ -694,7 +692,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     // The RX side must be ready and hold buffers for all of it.
     const sr = S.q[q];
     if (!sr.enables[0].isSet(sw) || rx.stalled[q] !== 0) return;
-    const rlen = sr.len.get(sw);
+    const rlen = sr.len.read(sw);
     const rpending = this.pendingOf(rx, q, rlen);
     const rbase = this.ringBase(sr, sw);
     let roff = rx.headOff[q];
@@ -741,13 +739,13 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const mem = this.mem;
     const r = M.q[q];
     const sr = S.q[q];
-    const tlen = r.len.get(mw);
-    const rlen = sr.len.get(sw);
+    const tlen = r.len.read(mw);
+    const rlen = sr.len.read(sw);
     const tbase = this.ringBase(r, mw);
     const rbase = this.ringBase(sr, sw);
     const nTx = this.pktDescs[q];
     const startCycle = this.cycle;
-    const qos = M.sched[q].qQos.get(mw);
+    const qos = M.sched[q].qQos.read(mw);
     this.pktState[q] = PKT_UNKNOWN;
 
     let rxLoaded = false;
@@ -932,7 +930,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const st = half === 'm2s' ? this.tx : this.rx;
     const w = half === 'm2s' ? this.mw : this.sw;
     const r = R.q[q];
-    const base = (w[r.compLo.word] & r.compLo.mask) + r.compHi.get(w) * TWO_POW_32;
+    const base = (w[r.compLo.word] & r.compLo.mask) + r.compHi.read(w) * TWO_POW_32;
     const off = st.compOff[q];
     const addr = base + off * 16;
     const reg = this.mem.find(addr, 16);
@@ -1034,8 +1032,8 @@ export class MockUdmaUnit implements UdmaUnitIO {
     st.stalled[q] = 1;
     st.faulted[q] = 1;
     this.mirrorStatus(half, q);
-    for (const f of this.M.stateFields) f.set(this.mw, this.M.stateValues.abort);
-    for (const f of this.S.stateFields) f.set(this.sw, this.S.stateValues.abort);
+    for (const f of this.M.stateFields) f.write(this.mw, this.M.stateValues.abort);
+    for (const f of this.S.stateFields) f.write(this.sw, this.S.stateValues.abort);
     this.pktState.fill(PKT_UNKNOWN);
     const what =
       kind === 'descriptor-fetch'

@@ -17,6 +17,7 @@ import type { Command } from 'commander';
 import { NxdmaError, hex } from '../../common/errors.ts';
 import {
   REGFILE_NAMES,
+  fieldValue,
   findInstance,
   isRegFileName,
   regFile,
@@ -267,7 +268,7 @@ function resolveWord(spec: string, file?: string): { model: RegFileModel; inst: 
 
 function fieldValues(inst: RegisterInstance, word: number): RegsFieldValue[] {
   return inst.register.fields.map((f) => {
-    const value = Math.floor(word / 2 ** f.lsb) % 2 ** f.width;
+    const value = fieldValue(word, f);
     const e = f.enums.find((x) => x.value === value);
     const out: RegsFieldValue = {
       name: f.name,

@@ -10,6 +10,7 @@
 import { NxdmaError, hex } from '../../common/errors.ts';
 import type { AccessKind } from '../schema/format.ts';
 import type { FieldMap, RegisterMap } from '../schema/map.ts';
+import { fieldMax, isReadableAccess, isWritableAccess, type FieldModel } from '../schema/model.ts';
 
 /** A field value outside its field's range: a RangeError with the nxdma error shape. */
 export class FieldRangeError extends RangeError {
@@ -27,7 +28,23 @@ export class FieldRangeError extends RangeError {
   }
 }
 
-/** A compiled field: everything the hot path needs, in one fixed object shape. */
+/**
+ * The value of a field (`lsb`, `width` bits) in a 32-bit word, unsigned. For one-off decodes; the
+ * hot paths hold a FieldSpec (the same rule with max and mask computed once).
+ */
+export function fieldValue(
+  word: number,
+  f: { readonly lsb: number; readonly width: number },
+): number {
+  return ((word >>> f.lsb) & fieldMax(f.width)) >>> 0;
+}
+
+/**
+ * A compiled field: everything the hot path needs, in one fixed object shape, and the field's
+ * decode (`get`) and encode (`place`). The accessors, the driver's register handles
+ * (driver/udma/regs.ts) and the mock engine's field references (mocks/field-ref.ts) are all
+ * FieldSpecs.
+ */
 export class FieldSpec {
   constructor(
     readonly name: string,
@@ -42,17 +59,35 @@ export class FieldSpec {
     readonly writable: boolean,
     readonly inferred: boolean,
   ) {}
+
+  /** The field's value in `word` (unsigned). */
+  get(word: number): number {
+    return ((word >>> this.lsb) & this.max) >>> 0;
+  }
+
+  /** `value` in the field's place, the other bits 0 (the caller guarantees 0 <= value <= max). */
+  place(value: number): number {
+    return ((value << this.lsb) & this.mask) >>> 0;
+  }
+}
+
+/** The arguments of `new FieldSpec(...)` for a field of the loaded model. */
+export function fieldSpecArgs(f: FieldModel): ConstructorParameters<typeof FieldSpec> {
+  return [
+    f.name,
+    f.lsb,
+    f.width,
+    f.max,
+    f.mask >>> 0,
+    f.access,
+    f.readable,
+    f.writable,
+    f.inferred,
+  ];
 }
 
 /** Prototype for name tables: no inherited names ('constructor', '__proto__' ... are unknown). */
 const NO_NAMES: object = Object.freeze(Object.create(null) as object);
-
-function isReadable(a: AccessKind): boolean {
-  return a === 'RW' || a === 'RO' || a === 'W1C' || a === 'RC';
-}
-function isWritable(a: AccessKind): boolean {
-  return a === 'RW' || a === 'WO' || a === 'W1C' || a === 'INC';
-}
 
 /** A compiled register layout, shared by every instance of the register (cached per RegisterMap). */
 export class RegisterSpec {
@@ -84,7 +119,7 @@ export class RegisterSpec {
     const byName = Object.create(NO_NAMES) as Record<string, FieldSpec>;
     let vol = 0;
     for (const [name, f] of Object.entries(map.fields)) {
-      const max = f.width >= 32 ? 0xffffffff : 2 ** f.width - 1;
+      const max = fieldMax(f.width);
       const spec = new FieldSpec(
         name,
         f.lsb,
@@ -92,8 +127,8 @@ export class RegisterSpec {
         max,
         (max << f.lsb) >>> 0,
         f.access,
-        isReadable(f.access),
-        isWritable(f.access),
+        isReadableAccess(f.access),
+        isWritableAccess(f.access),
         f.inferred,
       );
       fields.push(spec);
@@ -104,8 +139,8 @@ export class RegisterSpec {
     this.readFields = fields.filter((f) => f.readable);
     this.byName = byName;
     this.access = map.access;
-    this.readable = isReadable(map.access);
-    this.writable = isWritable(map.access);
+    this.readable = isReadableAccess(map.access);
+    this.writable = isWritableAccess(map.access);
     this.modifiable = this.readable && this.writable;
     this.reset = map.reset >>> 0;
     // A whole-word WO/INC register (no fields) is volatile in every bit.
@@ -171,7 +206,7 @@ export class RegisterSpec {
     const o: Record<string, number> = {};
     for (let i = 0; i < fs.length; i++) {
       const f = fs[i];
-      o[f.name] = ((word >>> f.lsb) & f.max) >>> 0;
+      o[f.name] = f.get(word);
     }
     return Object.freeze(o);
   }
@@ -189,7 +224,7 @@ export class RegisterSpec {
         { where: `${where}.${name}`, expected: names.join(' | ') || 'no field', actual: name },
       );
     }
-    return ((word >>> f.lsb) & f.max) >>> 0;
+    return f.get(word);
   }
 }
 
@@ -223,7 +258,7 @@ export function encodeFields(
 /** Every field of `word` (readable or not: this decodes a captured word, it does not read). */
 export function decodeFields(reg: RegisterMap, word: number): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const f of registerSpec(reg).fields) out[f.name] = ((word >>> f.lsb) & f.max) >>> 0;
+  for (const f of registerSpec(reg).fields) out[f.name] = f.get(word);
   return out;
 }
 

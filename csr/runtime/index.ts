@@ -3,10 +3,13 @@ export { bindRegFile, registerAt, makeIndexed, RegisterHandle } from './accessor
 export type { BindOptions, HandleOptions } from './accessor.ts';
 export {
   FieldRangeError,
+  FieldSpec,
   checkWord,
   decodeFields,
   encodeFields,
   fieldBits,
+  fieldSpecArgs,
+  fieldValue,
   registerSpec,
 } from './fields.ts';
 export { ArrayRegisterIO, PLAIN_WORDS, plainWords, resetImage } from './memory.ts';

@@ -28,6 +28,7 @@ import {
   REGISTER_BYTES,
   absoluteOffset,
   blockPath,
+  fieldMax,
   isReadableAccess,
   isWritableAccess,
   registerPath,
@@ -168,10 +169,6 @@ export function deriveAccess(kinds: readonly AccessKind[]): AccessKind {
   const r = kinds.some(isReadableAccess);
   const w = kinds.some(isWritableAccess);
   return r && w ? 'RW' : r ? 'RO' : 'WO';
-}
-
-function fieldMax(width: number): number {
-  return width >= 32 ? 0xffffffff : 2 ** width - 1;
 }
 
 const PROVENANCE_ORDER: readonly Provenance[] = ['seed', 'public', 'inferred'];

@@ -85,6 +85,21 @@ export function toRegisterMap(r: RegisterModel): RegisterMap {
   };
 }
 
+const registerMaps = new WeakMap<RegisterModel, RegisterMap>();
+
+/**
+ * The map of one register of the model, built once per model object (so the accessor runtime's
+ * per-map caches hit on every use).
+ */
+export function registerMapOf(r: RegisterModel): RegisterMap {
+  let m = registerMaps.get(r);
+  if (!m) {
+    m = toRegisterMap(r);
+    registerMaps.set(r, m);
+  }
+  return m;
+}
+
 /** The thin map of a loaded register file (the same shape `npm run gen` writes). */
 export function toRegFileMap(file: RegFileModel): RegFileMap {
   const blocks: Record<string, BlockMap> = {};

@@ -14,6 +14,11 @@ export type { AccessKind, Provenance } from './format.ts';
 /** Every register is one aligned 32-bit word; nothing in nxdma splits it. */
 export const REGISTER_BYTES = 4;
 
+/** Largest value of a field `width` bits wide (1..32): 2^width - 1. */
+export function fieldMax(width: number): number {
+  return width >= 32 ? 0xffffffff : 2 ** width - 1;
+}
+
 /** Access kinds whose fields can be read back (RO, RW, W1C, RC). WO and INC read as 0. */
 export function isReadableAccess(a: AccessKind): boolean {
   return a === 'RW' || a === 'RO' || a === 'W1C' || a === 'RC';

@@ -9,6 +9,7 @@
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
 import type { Device, RegisterIO, UdmaUnitIO } from '../../csr/io.ts';
+import { fieldValue } from '../../csr/runtime/fields.ts';
 import { udmaModel, type UdmaFileName } from '../udma/regs.ts';
 import type { RegisterShadow } from '../udma/shadow.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
@@ -99,11 +100,6 @@ function ioOf(u: UdmaUnitIO, file: UdmaFileName): RegisterIO {
   return file === 'udma_m2s' ? u.m2s : u.s2m;
 }
 
-function fieldValue(word: number, lsb: number, width: number): number {
-  const max = width >= 32 ? 0xffffffff : 2 ** width - 1;
-  return (word >>> lsb) & max;
-}
-
 function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
   return {
     engine: w.engine,
@@ -114,7 +110,7 @@ function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
     new: next,
     fields: w.fields.map((f) => ({
       name: f.name,
-      old: old === null ? null : fieldValue(old, f.lsb, f.width),
+      old: old === null ? null : fieldValue(old, f),
       new: f.value,
       origin: f.origin,
     })),
@@ -298,7 +294,7 @@ export function diffQos(
     }
     let differs = false;
     for (const f of w.fields) {
-      const c = cur === null ? null : fieldValue(cur, f.lsb, f.width);
+      const c = cur === null ? null : fieldValue(cur, f);
       const d = c !== f.value;
       if (d) {
         differs = true;

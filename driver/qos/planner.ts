@@ -12,6 +12,7 @@
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { DMAQoSClass, defaultQueueQos } from '../../csr/formats/qos-class.ts';
+import { fieldMax } from '../../csr/schema/model.ts';
 import { inferredWrite, reg, type Field, type Reg, type UdmaFileName } from '../udma/regs.ts';
 import { parseQosPlan, type PlanEngine, type QosPlan, type QosPlanInput } from './plan.ts';
 
@@ -115,7 +116,7 @@ class WordBuilder {
     source: string,
     queue?: number,
   ): void {
-    const max = width >= 32 ? 0xffffffff : 2 ** width - 1;
+    const max = fieldMax(width);
     if (!Number.isInteger(value) || value < 0 || value > max) {
       throw new NxdmaError(
         'PLAN_INVALID',

@@ -14,6 +14,7 @@
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
 import type { Device, MemoryIO, UdmaUnitIO } from '../../csr/io.ts';
+import { fieldValue } from '../../csr/runtime/fields.ts';
 import { EngineIO, type RegisterWrite } from './engine-io.ts';
 import { queueRegs } from './queue-regs.ts';
 import {
@@ -471,7 +472,7 @@ export class UdmaEngine {
       const out: Record<string, number> = {};
       let aborted = false;
       for (const f of r.model.fields) {
-        const v = ((w & f.mask) >>> f.lsb) >>> 0;
+        const v = fieldValue(w, f);
         out[f.name] = v;
         const abort = f.enums.find((e) => e.name.toLowerCase() === 'abort')?.value ?? 2;
         if (v === abort) aborted = true;

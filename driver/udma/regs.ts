@@ -5,9 +5,9 @@
  * `encodeFields` (the one home of the field-encoding rule).
  */
 import { NxdmaError } from '../../common/errors.ts';
-import { encodeFields } from '../../csr/runtime/fields.ts';
+import { FieldSpec, encodeFields, fieldSpecArgs } from '../../csr/runtime/fields.ts';
 import { regFile } from '../../csr/schema/files.ts';
-import { toRegisterMap, type RegisterMap } from '../../csr/schema/map.ts';
+import { registerMapOf, type RegisterMap } from '../../csr/schema/map.ts';
 import {
   findBlock,
   findInstance,
@@ -21,18 +21,6 @@ import {
 export type UdmaFileName = 'udma_m2s' | 'udma_s2m';
 
 export const UDMA_FILES: readonly UdmaFileName[] = ['udma_m2s', 'udma_s2m'];
-
-const maps = new WeakMap<RegisterModel, RegisterMap>();
-
-/** The thin map of a register model (cached, so the runtime's per-map caches hit). */
-function mapOf(model: RegisterModel): RegisterMap {
-  let m = maps.get(model);
-  if (!m) {
-    m = toRegisterMap(model);
-    maps.set(model, m);
-  }
-  return m;
-}
 
 /** One register word of a UDMA file. */
 export class Reg {
@@ -57,7 +45,7 @@ export class Reg {
     this.path = instance.path;
     this.offset = instance.offset;
     this.model = instance.register;
-    this.map = mapOf(instance.register);
+    this.map = registerMapOf(instance.register);
     this.reset = instance.register.reset >>> 0;
     let all = 0;
     let readable = 0;
@@ -99,43 +87,23 @@ export class Reg {
   }
 }
 
-/** One field of a register word, with the constants the hot path needs. */
-export class Field {
+/**
+ * One field of a register word: the csr runtime's FieldSpec (position, `get`, `place`) with the
+ * register it belongs to.
+ */
+export class Field extends FieldSpec {
   readonly reg: Reg;
   readonly model: FieldModel;
-  readonly name: string;
-  readonly lsb: number;
-  readonly width: number;
-  /** 2^width - 1. */
-  readonly max: number;
-  /** The field's bits in the word (unsigned). */
-  readonly mask: number;
-  readonly inferred: boolean;
 
   constructor(reg: Reg, model: FieldModel) {
+    super(...fieldSpecArgs(model));
     this.reg = reg;
     this.model = model;
-    this.name = model.name;
-    this.lsb = model.lsb;
-    this.width = model.width;
-    this.max = model.max;
-    this.mask = model.mask >>> 0;
-    this.inferred = model.inferred;
   }
 
   /** "M2S_Q[3].dwrr_cfg_2.q_qos". */
   get path(): string {
     return `${this.reg.path}.${this.name}`;
-  }
-
-  /** The field's value in `word`. */
-  get(word: number): number {
-    return ((word & this.mask) >>> this.lsb) >>> 0;
-  }
-
-  /** `value` in the field's place (the caller guarantees 0 <= value <= max). */
-  place(value: number): number {
-    return ((value << this.lsb) & this.mask) >>> 0;
   }
 }
 
