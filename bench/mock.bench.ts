@@ -13,7 +13,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import { BD_SIZE, LEN_CTRL, META_CTRL_PLAIN_COPY } from '../csr/formats/bd.ts';
-import { findField, getInstance, type RegFileModel } from '../csr/schema/model.ts';
+import { encodeFields } from '../csr/runtime/fields.ts';
+import { registerMapOf } from '../csr/schema/map.ts';
+import { getInstance } from '../csr/schema/model.ts';
 import { MockDevice } from '../mocks/device.ts';
 import type { MockRegisterFile } from '../mocks/register-file.ts';
 import type { MockUdmaUnit } from '../mocks/udma-unit.ts';
@@ -22,21 +24,11 @@ import type { BenchResult } from './types.ts';
 const HOST = 0;
 const DRAM = 2 ** 32;
 
-function field(model: RegFileModel, path: string): { offset: number; lsb: number; mask: number } {
-  const f = findField(model, path);
-  if (!f) throw new Error(`mock bench: no field ${path}`);
-  return { offset: f.instance.offset, lsb: f.field.lsb, mask: f.field.mask };
-}
-
 /** Sets fields of a register by path (read, change, write). */
 function set(file: MockRegisterFile, path: string, fields: Record<string, number>): void {
   const inst = getInstance(file.model, path);
-  let v = inst.register.readable ? file.read32(inst.offset) : 0;
-  for (const [name, val] of Object.entries(fields)) {
-    const f = field(file.model, `${path}.${name}`);
-    v = (v & ~f.mask) | ((val << f.lsb) & f.mask);
-  }
-  file.write32(inst.offset, v >>> 0);
+  const base = inst.register.readable ? file.read32(inst.offset) : 0;
+  file.write32(inst.offset, encodeFields(registerMapOf(inst.register), fields, base, path));
 }
 
 function write(file: MockRegisterFile, path: string, value: number): void {

@@ -4,6 +4,8 @@
  * doorbells through the register files, as a driver would.
  */
 import { BD_MAX_LEN, BD_SIZE, encodeRx, encodeTx } from '../../csr/formats/bd.ts';
+import { encodeFields, fieldValue } from '../../csr/runtime/fields.ts';
+import { registerMapOf } from '../../csr/schema/map.ts';
 import { findField, getInstance } from '../../csr/schema/model.ts';
 import type { MockDevice } from '../../mocks/device.ts';
 import type { MockRegisterFile } from '../../mocks/register-file.ts';
@@ -27,31 +29,20 @@ export function wr(file: MockRegisterFile, path: string, value: number): void {
 export function rdf(file: MockRegisterFile, path: string): number {
   const f = findField(file.model, path);
   if (!f) throw new Error(`no field ${path}`);
-  return (file.read32(f.instance.offset) & f.field.mask) >>> f.field.lsb;
+  return fieldValue(file.read32(f.instance.offset), f.field);
 }
 
 /** Read-modify-write of fields of one register: modify(file, 'M2S_Q[0].cfg', { en_pref: 1 }). */
 export function modify(file: MockRegisterFile, path: string, fields: Record<string, number>): void {
   const inst = getInstance(file.model, path);
-  let v = inst.register.readable ? file.read32(inst.offset) : 0;
-  for (const [name, val] of Object.entries(fields)) {
-    const f = inst.register.fields.find((x) => x.name === name);
-    if (!f) throw new Error(`no field ${path}.${name}`);
-    v = (v & ~f.mask) | ((val << f.lsb) & f.mask);
-  }
-  file.write32(inst.offset, v >>> 0);
+  const base = inst.register.readable ? file.read32(inst.offset) : 0;
+  file.write32(inst.offset, encodeFields(registerMapOf(inst.register), fields, base, path));
 }
 
 /** Writes a WO / INC register by its fields. */
 export function strobe(file: MockRegisterFile, path: string, fields: Record<string, number>): void {
   const inst = getInstance(file.model, path);
-  let v = 0;
-  for (const [name, val] of Object.entries(fields)) {
-    const f = inst.register.fields.find((x) => x.name === name);
-    if (!f) throw new Error(`no field ${path}.${name}`);
-    v |= (val << f.lsb) & f.mask;
-  }
-  file.write32(inst.offset, v >>> 0);
+  file.write32(inst.offset, encodeFields(registerMapOf(inst.register), fields, 0, path));
 }
 
 /** Engine bring-up, the parts the mock honours: encode_64k, normal state on both halves. */
