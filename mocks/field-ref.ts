@@ -3,9 +3,14 @@
  * position of a field, taken from the loaded schema model by path ("M2S_Q[3].tdrl.len"). Reading
  * one is a shift and a mask on the register file's word array.
  */
-import { NxdmaError } from '../common/errors.ts';
 import { FieldSpec, fieldSpecArgs } from '../csr/runtime/fields.ts';
-import { findField, getInstance, type FieldModel, type RegFileModel } from '../csr/schema/model.ts';
+import {
+  findField,
+  getField,
+  getInstance,
+  type FieldModel,
+  type RegFileModel,
+} from '../csr/schema/model.ts';
 
 /**
  * A field of a register file resolved for the engine's hot path: the csr runtime's FieldSpec
@@ -45,18 +50,7 @@ export class FieldRef extends FieldSpec {
 
 /** The field at `path` ("block[i].register.field"); a schema without it is a programming error. */
 export function fieldRef(model: RegFileModel, path: string): FieldRef {
-  const f = findField(model, path);
-  if (!f) {
-    throw new NxdmaError(
-      'REGISTER_UNKNOWN',
-      `${model.name}: the mock needs field '${path}', which the schema lacks`,
-      {
-        where: `${model.name}:${path}`,
-        expected: 'a field of the loaded schema',
-        actual: path,
-      },
-    );
-  }
+  const f = getField(model, path);
   return new FieldRef(f.instance.offset, f.field, path);
 }
 

@@ -4,8 +4,7 @@
  * and bit position comes from the loaded udma_m2s / udma_s2m models.
  */
 import type { RegFileModel } from '../csr/schema/model.ts';
-import { findBlock } from '../csr/schema/model.ts';
-import { NxdmaError } from '../common/errors.ts';
+import { getBlock } from '../csr/schema/model.ts';
 import { FieldRef, enumValue, fieldRef, fieldRefs, registerOffset } from './field-ref.ts';
 
 /** Per-queue ring registers, common to both halves (names differ: tdr* on M2S, rdr* on S2M). */
@@ -90,21 +89,9 @@ export interface M2SRefs extends HalfRefs {
   sched: M2SQueueSchedRefs[];
 }
 
-function queueCount(model: RegFileModel, block: string): number {
-  const b = findBlock(model, block);
-  if (!b) {
-    throw new NxdmaError('REGISTER_UNKNOWN', `${model.name}: the mock needs block ${block}`, {
-      where: model.name,
-      expected: `a ${block} bundle`,
-      actual: model.blocks.map((x) => x.name),
-    });
-  }
-  return b.arraySize;
-}
-
 function half(model: RegFileModel, name: 'M2S' | 'S2M'): HalfRefs {
   const qb = `${name}_Q`;
-  const queues = queueCount(model, qb);
+  const queues = getBlock(model, qb).arraySize;
   const p = name === 'M2S' ? 't' : 'r';
   const q: RingRefs[] = [];
   for (let i = 0; i < queues; i++) {

@@ -282,9 +282,35 @@ export function findField(file: RegFileModel, path: string): FieldInstance | und
   return inst && field ? { instance: inst, field, path } : undefined;
 }
 
+/** The field at "register-path.field"; throws NxdmaError REGISTER_UNKNOWN naming the file. */
+export function getField(file: RegFileModel, path: string): FieldInstance {
+  const f = findField(file, path);
+  if (f) return f;
+  const dot = path.lastIndexOf('.');
+  const inst = dot < 0 ? undefined : findInstance(file, path.slice(0, dot));
+  throw new NxdmaError('REGISTER_UNKNOWN', `${file.name}: no field at path '${path}'`, {
+    where: `${file.name}:${path}`,
+    expected: inst
+      ? inst.register.fields.map((x) => `${inst.path}.${x.name}`).join(' | ') || 'no field'
+      : 'block.register.field (see nxdma regs list)',
+    actual: path,
+  });
+}
+
 /** A block by name, or undefined. */
 export function findBlock(file: RegFileModel, name: string): BlockModel | undefined {
   return file.blocks.find((b) => b.name === name);
+}
+
+/** The block `name`; throws NxdmaError REGISTER_UNKNOWN naming the file's blocks. */
+export function getBlock(file: RegFileModel, name: string): BlockModel {
+  const b = findBlock(file, name);
+  if (b) return b;
+  throw new NxdmaError('REGISTER_UNKNOWN', `${file.name}: no block '${name}'`, {
+    where: file.name,
+    expected: `a ${name} block`,
+    actual: file.blocks.map((x) => x.name),
+  });
 }
 
 /** A register by block name (null for top-level) and register name, or undefined. */

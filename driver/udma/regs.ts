@@ -9,8 +9,8 @@ import { FieldSpec, encodeFields, fieldSpecArgs } from '../../csr/runtime/fields
 import { regFile } from '../../csr/schema/files.ts';
 import { registerMapOf, type RegisterMap } from '../../csr/schema/map.ts';
 import {
-  findBlock,
-  findInstance,
+  getBlock,
+  getInstance,
   type FieldModel,
   type RegFileModel,
   type RegisterInstance,
@@ -114,16 +114,7 @@ export function udmaModel(file: UdmaFileName): RegFileModel {
 
 /** The register at `path` of `file`; a schema without it is a programming error (REGISTER_UNKNOWN). */
 export function reg(file: UdmaFileName, path: string): Reg {
-  const model = regFile(file);
-  const inst = findInstance(model, path);
-  if (!inst) {
-    throw new NxdmaError('REGISTER_UNKNOWN', `${file}: the driver needs register '${path}'`, {
-      where: `${file}:${path}`,
-      expected: 'a register of the loaded schema',
-      actual: path,
-    });
-  }
-  return new Reg(file, inst);
+  return new Reg(file, getInstance(regFile(file), path));
 }
 
 /** The field at "register-path.field" of `file`. */
@@ -134,16 +125,7 @@ export function field(file: UdmaFileName, path: string): Field {
 
 /** Number of queues of a UDMA half: the instance count of its queue bundle (M2S_Q / S2M_Q). */
 export function queueCount(file: UdmaFileName): number {
-  const name = file === 'udma_m2s' ? 'M2S_Q' : 'S2M_Q';
-  const b = findBlock(regFile(file), name);
-  if (!b) {
-    throw new NxdmaError('REGISTER_UNKNOWN', `${file}: no ${name} bundle`, {
-      where: file,
-      expected: `a ${name} bundle`,
-      actual: regFile(file).blocks.map((x) => x.name),
-    });
-  }
-  return b.arraySize;
+  return getBlock(regFile(file), file === 'udma_m2s' ? 'M2S_Q' : 'S2M_Q').arraySize;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { BD_MAX_LEN, BD_SIZE, encodeRx, encodeTx } from '../../csr/formats/bd.ts';
 import { encodeFields, fieldValue } from '../../csr/runtime/fields.ts';
 import { registerMapOf } from '../../csr/schema/map.ts';
-import { findField, getInstance } from '../../csr/schema/model.ts';
+import { getField, getInstance } from '../../csr/schema/model.ts';
 import type { MockDevice } from '../../mocks/device.ts';
 import type { MockRegisterFile } from '../../mocks/register-file.ts';
 import type { MockUdmaUnit } from '../../mocks/udma-unit.ts';
@@ -27,8 +27,7 @@ export function wr(file: MockRegisterFile, path: string, value: number): void {
 
 /** Reads one field ("M2S_Q[0].tdrhp.ring_id"). */
 export function rdf(file: MockRegisterFile, path: string): number {
-  const f = findField(file.model, path);
-  if (!f) throw new Error(`no field ${path}`);
+  const f = getField(file.model, path);
   return fieldValue(file.read32(f.instance.offset), f.field);
 }
 
