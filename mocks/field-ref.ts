@@ -32,9 +32,14 @@ export class FieldRef extends FieldSpec {
     this.path = path;
   }
 
-  /** The field's value in the stored word. */
+  /** The field's value in the stored word, unsigned (`get(words[word])` inlined: hot path). */
   read(words: Uint32Array): number {
-    return (words[this.word] >>> this.lsb) & this.max;
+    return ((words[this.word] >>> this.lsb) & this.max) >>> 0;
+  }
+
+  /** The field's bits in place in the stored word, the other bits 0 (unsigned). */
+  bits(words: Uint32Array): number {
+    return (words[this.word] & this.mask) >>> 0;
   }
 
   isSet(words: Uint32Array): boolean {

@@ -630,7 +630,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
   }
 
   private ringBase(r: RingRefs, w: Uint32Array): number {
-    return (w[r.baseLo.word] & r.baseLo.mask) + r.baseHi.read(w) * TWO_POW_32;
+    return r.baseLo.bits(w) + r.baseHi.read(w) * TWO_POW_32;
   }
 
   /** TX byte count of a len_ctrl word: length 0 is 64 KiB only with M2S.cfg_len.encode_64k. */
@@ -930,7 +930,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const st = half === 'm2s' ? this.tx : this.rx;
     const w = half === 'm2s' ? this.mw : this.sw;
     const r = R.q[q];
-    const base = (w[r.compLo.word] & r.compLo.mask) + r.compHi.read(w) * TWO_POW_32;
+    const base = r.compLo.bits(w) + r.compHi.read(w) * TWO_POW_32;
     const off = st.compOff[q];
     const addr = base + off * 16;
     const reg = this.mem.find(addr, 16);

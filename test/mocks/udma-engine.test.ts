@@ -166,6 +166,29 @@ describe('mock UDMA engine: copies', () => {
     ]);
   });
 
+  it('rings and buffers whose low address word has bit 31 set (at and above 2 GiB) are fetched there', () => {
+    const LOW = 0x8000_0000;
+    const dev = new MockDevice({
+      engines: [0],
+      memory: [{ name: 'high', base: LOW, size: 1 << 20 }],
+    });
+    const u = dev.udma(0);
+    bringUp(u);
+    const qp = new QueuePair(dev, u, 0, 16, LOW, {
+      completion: { tx: LOW + 0x400, rx: LOW + 0x800 },
+    });
+    const data = pattern(256);
+    dev.memory.write(LOW + 0x1_0000, data);
+    qp.copy(LOW + 0x1_0000, LOW + 0x2_0000, 256);
+    dev.runUntilIdle();
+    expect(u.faults).toEqual([]);
+    expect(bytesAt(dev, LOW + 0x2_0000, 256)).toEqual(data);
+    expect(decodeCompletion(dev.memory.view(LOW + 0x400, 16)!)).toMatchObject({
+      first: true,
+      last: true,
+    });
+  });
+
   it('counts interrupts of descriptors with int_en', () => {
     const { dev, u, qp } = setup({ autoRun: 'none' });
     qp.putRx(DST, 64);
