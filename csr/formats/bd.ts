@@ -202,14 +202,21 @@ export function encodeLenCtrl(f: LenCtrlFields & { dmb?: boolean }, tx = true): 
   if (ring !== (ring & 3)) throw badField('len_ctrl.ring_id', 'an integer 0..3', ring);
   if (f.dmb && !tx)
     throw badField('len_ctrl.dmb', 'false on an RX descriptor (dmb is TX only)', true);
+  return ((len & LEN_CTRL.LEN_MASK) | (ring << LEN_CTRL.RING_ID_SHIFT) | lenCtrlFlags(f)) >>> 0;
+}
+
+/** The len_ctrl flag bits (first, last, int_en, dmb) of a fields object. */
+function lenCtrlFlags(f: {
+  first?: boolean;
+  last?: boolean;
+  int_en?: boolean;
+  dmb?: boolean;
+}): number {
   return (
-    ((len & LEN_CTRL.LEN_MASK) |
-      (ring << LEN_CTRL.RING_ID_SHIFT) |
-      (f.first ? LEN_CTRL.FIRST : 0) |
-      (f.last ? LEN_CTRL.LAST : 0) |
-      (f.int_en ? LEN_CTRL.INT_EN : 0) |
-      (f.dmb ? LEN_CTRL.DMB : 0)) >>>
-    0
+    (f.first ? LEN_CTRL.FIRST : 0) |
+    (f.last ? LEN_CTRL.LAST : 0) |
+    (f.int_en ? LEN_CTRL.INT_EN : 0) |
+    (f.dmb ? LEN_CTRL.DMB : 0)
   );
 }
 
@@ -355,27 +362,7 @@ export function putTx(
   buf_ptr: number,
   meta_ctrl: number = META_CTRL_PLAIN_COPY,
 ): void {
-  // lo/hi split of the address; it is a safe non-negative integer exactly when they rebuild it
-  const lo = buf_ptr >>> 0;
-  const hi = (buf_ptr / TWO32) >>> 0;
-  if (
-    (len | 0) === len &&
-    (len - 1) >>> 16 === 0 &&
-    (ring_id & 3) === ring_id &&
-    (flags & LEN_CTRL_TX_FLAGS) === flags &&
-    meta_ctrl >>> 0 === meta_ctrl &&
-    hi <= 0x1fffff &&
-    hi * TWO32 + lo === buf_ptr
-  ) {
-    const w0 = (len & 0xffff) | (ring_id << 24) | flags;
-    if (dst instanceof Uint32Array && LITTLE_ENDIAN_HOST) {
-      if (words32(dst, byteOffset, w0, meta_ctrl, lo, hi)) return;
-    } else if (spanOk(dst, byteOffset)) {
-      store(dst, byteOffset, w0, meta_ctrl, lo, hi);
-      return;
-    }
-  }
-  throw bdError('tx', dst, byteOffset, len, ring_id, flags, buf_ptr, meta_ctrl);
+  putBd('tx', LEN_CTRL_TX_FLAGS, dst, byteOffset, len, ring_id, flags, meta_ctrl, buf_ptr);
 }
 
 /**
@@ -391,27 +378,45 @@ export function putRx(
   buf1_ptr: number,
   buf2_ptr_lo = 0,
 ): void {
+  putBd('rx', LEN_CTRL_RX_FLAGS, dst, byteOffset, len, ring_id, flags, buf2_ptr_lo, buf1_ptr);
+}
+
+/**
+ * putTx / putRx: validates len, ring_id, the flags against `allowed`, word 1 (meta_ctrl /
+ * buf2_ptr_lo) and the address, then writes len_ctrl, word 1 and the address's lo / hi words.
+ */
+function putBd(
+  side: 'tx' | 'rx',
+  allowed: number,
+  dst: ByteView,
+  byteOffset: number,
+  len: number,
+  ring_id: number,
+  flags: number,
+  word1: number,
+  buf: number,
+): void {
   // lo/hi split of the address; it is a safe non-negative integer exactly when they rebuild it
-  const lo = buf1_ptr >>> 0;
-  const hi = (buf1_ptr / TWO32) >>> 0;
+  const lo = buf >>> 0;
+  const hi = (buf / TWO32) >>> 0;
   if (
     (len | 0) === len &&
     (len - 1) >>> 16 === 0 &&
     (ring_id & 3) === ring_id &&
-    (flags & LEN_CTRL_RX_FLAGS) === flags &&
-    buf2_ptr_lo >>> 0 === buf2_ptr_lo &&
+    (flags & allowed) === flags &&
+    word1 >>> 0 === word1 &&
     hi <= 0x1fffff &&
-    hi * TWO32 + lo === buf1_ptr
+    hi * TWO32 + lo === buf
   ) {
     const w0 = (len & 0xffff) | (ring_id << 24) | flags;
     if (dst instanceof Uint32Array && LITTLE_ENDIAN_HOST) {
-      if (words32(dst, byteOffset, w0, buf2_ptr_lo, lo, hi)) return;
+      if (words32(dst, byteOffset, w0, word1, lo, hi)) return;
     } else if (spanOk(dst, byteOffset)) {
-      store(dst, byteOffset, w0, buf2_ptr_lo, lo, hi);
+      store(dst, byteOffset, w0, word1, lo, hi);
       return;
     }
   }
-  throw bdError('rx', dst, byteOffset, len, ring_id, flags, buf1_ptr, buf2_ptr_lo);
+  throw bdError(side, dst, byteOffset, len, ring_id, flags, buf, word1);
 }
 
 function fits32(v: Uint32Array, o: number): boolean {
@@ -492,10 +497,7 @@ export function encodeTx(dst: ByteView, byteOffset: number, f: TxFields): void {
     byteOffset,
     f.len,
     f.ring_id,
-    (f.first ? 0x04000000 : 0) |
-      (f.last ? 0x08000000 : 0) |
-      (f.int_en ? 0x10000000 : 0) |
-      (f.dmb ? 0x40000000 : 0),
+    lenCtrlFlags(f),
     f.buf_ptr,
     meta === undefined ? META_CTRL_PLAIN_COPY : meta,
   );
@@ -508,15 +510,13 @@ export function encodeTx(dst: ByteView, byteOffset: number, f: TxFields): void {
  */
 export function encodeRx(dst: ByteView, byteOffset: number, f: RxFields): void {
   const lo2 = f.buf2_ptr_lo;
+  // an RX fields object carrying dmb is refused by putRx (dmb is TX only)
   putRx(
     dst,
     byteOffset,
     f.len,
     f.ring_id,
-    (f.first ? 0x04000000 : 0) |
-      (f.last ? 0x08000000 : 0) |
-      (f.int_en ? 0x10000000 : 0) |
-      ((f as { dmb?: boolean }).dmb ? 0x40000000 : 0),
+    lenCtrlFlags(f),
     f.buf1_ptr,
     lo2 === undefined ? 0 : lo2,
   );
