@@ -42,8 +42,8 @@ export { DGE_BOOTED };
 /** The most priority-class map entries a host may write (ISA classes 1..4; `cmp rdx, 4`). */
 export const MAX_PRIORITY_CLASS_MAP_ENTRIES = 4;
 
-/** The most mailboxes a core has. */
-export const MAX_DGE_MAILBOXES = 4;
+/** The most mailboxes a core has (the dge_host mailbox table's entries, 4). */
+export const MAX_DGE_MAILBOXES = dgeHostLayout().mailbox.entries;
 
 export interface DgeHostOptions {
   /** Which library's core-kind gate to apply (default 'customop': {2, 9, 17, 25}). */

@@ -12,8 +12,8 @@ import {
   dgeHostLayout,
 } from '../../csr/formats/dge-host.ts';
 
-/** Largest operation priority value (the mailbox priority is a u8). */
-export const MAX_DGE_PRIORITY = 0xff;
+/** Largest operation priority value (the mailbox priority field's maximum, 0xff). */
+export const MAX_DGE_PRIORITY = dgeHostLayout().mailbox.priority.max;
 
 /**
  * The 16-bit DMA-channel mask a DGE operation of priority value `priority` may use under
