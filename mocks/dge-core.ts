@@ -15,11 +15,15 @@ import { DGE_BOOTED, DgeCoreKind } from '../csr/formats/dge-host.ts';
 import type { DgeCoreIO, RegisterIO } from '../csr/io.ts';
 import type { RegFileModel } from '../csr/schema/model.ts';
 import type { MockMemory } from './memory.ts';
-import type {
-  BadAccess,
-  BadAccessReason,
-  RegisterAccessEvent,
-  RegisterFileCounters,
+import {
+  accessProblem,
+  droppedAccessCode,
+  isWordValue,
+  logBadAccess,
+  type BadAccess,
+  type BadAccessReason,
+  type RegisterAccessEvent,
+  type RegisterFileCounters,
 } from './register-file.ts';
 
 /** nrtucode core kinds (UDMA-FACTS.md; csr/formats/dge-host.ts DgeCoreKind). */
@@ -68,23 +72,12 @@ export class DgeHostWindow implements RegisterIO {
   }
 
   private bad(op: 'read' | 'write', offset: number, value: number): BadAccessReason | null {
-    let reason: BadAccessReason | null = null;
-    if (!Number.isInteger(offset) || offset < 0 || offset + 4 > this.size) reason = 'out-of-window';
-    else if ((offset & 3) !== 0) reason = 'misaligned';
-    else if (
-      op === 'write' &&
-      (!Number.isInteger(value) || value < -0x80000000 || value > 0xffffffff)
-    ) {
-      reason = 'bad-value';
-    }
+    let reason = accessProblem(offset, this.size);
+    if (reason === null && op === 'write' && !isWordValue(value)) reason = 'bad-value';
     if (reason === null) return null;
     if (this.strict) {
       throw new NxdmaError(
-        reason === 'misaligned'
-          ? 'MISALIGNED'
-          : reason === 'out-of-window'
-            ? 'OUT_OF_WINDOW'
-            : 'BAD_ARGUMENT',
+        droppedAccessCode(reason),
         `${this.name}: ${op} at ${String(offset)} rejected (${reason})`,
         {
           where: `${this.name}@${String(offset)}`,
@@ -94,7 +87,6 @@ export class DgeHostWindow implements RegisterIO {
       );
     }
     this.counters.badAccesses++;
-    if (this.badAccessLog.length >= 256) this.badAccessLog.shift();
     const b = {
       file: this.name,
       op,
@@ -103,7 +95,7 @@ export class DgeHostWindow implements RegisterIO {
       reason,
       path: null,
     };
-    this.badAccessLog.push(b);
+    logBadAccess(this.badAccessLog, b);
     if (this.trace)
       this.trace({ file: this.name, op, offset: b.offset, value: 0, path: null, dropped: reason });
     return reason;

@@ -22,7 +22,7 @@
  * REGISTER_UNKNOWN, BAD_ARGUMENT; REGISTER_READ_ONLY for a write to a read-only register).
  * Every access can be traced (`trace`).
  */
-import { NxdmaError, hex } from '../common/errors.ts';
+import { NxdmaError, hex, type ErrorCode } from '../common/errors.ts';
 import type { RegisterIO } from '../csr/io.ts';
 import { FieldSpec, fieldSpecArgs } from '../csr/runtime/fields.ts';
 import {
@@ -83,6 +83,40 @@ export type WriteHook = (value: number, inst: RegisterInstance) => void;
 export type ReadHook = (inst: RegisterInstance) => number;
 
 const BAD_LOG_LIMIT = 256;
+
+/**
+ * Why an access at `offset` of a window of `size` bytes is dropped: outside the window, or not
+ * aligned to 4; null when it is a word of the window. (The rule every mock register window uses.)
+ */
+export function accessProblem(offset: number, size: number): BadAccessReason | null {
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset + 4 > size) {
+    return 'out-of-window';
+  }
+  if ((offset & 3) !== 0) return 'misaligned';
+  return null;
+}
+
+/** True when `value` is a value write32 takes: an integer in int32 or uint32 range. */
+export function isWordValue(value: number): boolean {
+  return Number.isInteger(value) && value >= -0x80000000 && value <= 0xffffffff;
+}
+
+/** The NxdmaError code a strict window throws for a dropped access. */
+export function droppedAccessCode(reason: BadAccessReason): ErrorCode {
+  return reason === 'misaligned'
+    ? 'MISALIGNED'
+    : reason === 'out-of-window'
+      ? 'OUT_OF_WINDOW'
+      : reason === 'unoccupied'
+        ? 'REGISTER_UNKNOWN'
+        : 'BAD_ARGUMENT';
+}
+
+/** Appends to a bad-access log that keeps the last 256 entries. */
+export function logBadAccess(log: BadAccess[], b: BadAccess): void {
+  if (log.length >= BAD_LOG_LIMIT) log.shift();
+  log.push(b);
+}
 
 /** Per-model tables shared by every register file built from the same model. */
 interface Layout {
@@ -273,7 +307,7 @@ export class MockRegisterFile implements RegisterIO {
   }
 
   read32(offset: number): number {
-    const bad = this.check(offset);
+    const bad = accessProblem(offset, this.size);
     if (bad !== null) {
       this.drop('read', offset, 0, bad);
       return 0;
@@ -303,10 +337,8 @@ export class MockRegisterFile implements RegisterIO {
   }
 
   write32(offset: number, value: number): void {
-    let bad = this.check(offset);
-    if (bad === null && (!Number.isInteger(value) || value < -0x80000000 || value > 0xffffffff)) {
-      bad = 'bad-value';
-    }
+    let bad = accessProblem(offset, this.size);
+    if (bad === null && !isWordValue(value)) bad = 'bad-value';
     if (bad !== null) {
       this.drop(
         'write',
@@ -376,32 +408,11 @@ export class MockRegisterFile implements RegisterIO {
     }
   }
 
-  private check(offset: number): BadAccessReason | null {
-    if (
-      typeof offset !== 'number' ||
-      !Number.isInteger(offset) ||
-      offset < 0 ||
-      offset + 4 > this.size
-    ) {
-      return 'out-of-window';
-    }
-    if ((offset & 3) !== 0) return 'misaligned';
-    return null;
-  }
-
   private drop(op: RegisterAccessOp, offset: number, value: number, reason: BadAccessReason): void {
     const off = typeof offset === 'number' && Number.isFinite(offset) ? offset : -1;
     if (this.strict) {
-      const code =
-        reason === 'misaligned'
-          ? 'MISALIGNED'
-          : reason === 'out-of-window'
-            ? 'OUT_OF_WINDOW'
-            : reason === 'unoccupied'
-              ? 'REGISTER_UNKNOWN'
-              : 'BAD_ARGUMENT';
       throw new NxdmaError(
-        code,
+        droppedAccessCode(reason),
         `${this.name}: ${op} at ${hex(Math.max(off, 0))} rejected (${reason})`,
         {
           where: `${this.name}@${String(offset)}`,
@@ -428,7 +439,6 @@ export class MockRegisterFile implements RegisterIO {
   }
 
   private log(b: BadAccess): void {
-    if (this.badAccessLog.length >= BAD_LOG_LIMIT) this.badAccessLog.shift();
-    this.badAccessLog.push(b);
+    logBadAccess(this.badAccessLog, b);
   }
 }
