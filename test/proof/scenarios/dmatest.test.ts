@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UdmaEngine } from '../../../driver/udma/engine.ts';
 import { MockDevice } from '../../../mocks/device.ts';
+import { pattern } from '../../support/bytes.ts';
 import { fuzz } from '../../support/fuzz.ts';
 
 const GUARD = 4096;
@@ -27,13 +28,7 @@ interface Lane {
 }
 
 function fill(b: Uint8Array, seed: number): void {
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < b.length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    b[i] = x & 0xff;
-  }
+  b.set(pattern(b.length, seed));
 }
 
 function rig(bufSize: number) {
