@@ -28,7 +28,8 @@ import { fuzz } from '../../support/fuzz.ts';
 
 const RING = 32;
 const QUEUES = 2;
-const RINGS = { base: 0, size: 0x4000 };
+// Above 2^31: the low word of every ring base has bit 31 set.
+const RINGS = { base: 0x8000_0000, size: 0x4000 };
 const SRC = { base: 0x10000, size: 0x4000 };
 const DST = { base: 0x20000, size: 0x10000 };
 
@@ -223,7 +224,12 @@ describe('mock engine fed random rings and doorbells (write set)', () => {
             case 'raw': {
               const off = ringBase(op.half, op.q) + op.slot * BD_SIZE - RINGS.base;
               // keep the buffer pointer out of the ring region (see allowedRanges)
-              const w3 = op.words[3] === 0 && op.words[2] < RINGS.size ? 1 : op.words[3];
+              const w3 =
+                op.words[3] === 0 &&
+                op.words[2] >= RINGS.base &&
+                op.words[2] < RINGS.base + RINGS.size
+                  ? 1
+                  : op.words[3];
               for (let i = 0; i < 4; i++)
                 dv.setUint32(off + 4 * i, i === 3 ? w3 : op.words[i], true);
               break;
