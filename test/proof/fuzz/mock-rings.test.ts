@@ -223,7 +223,7 @@ describe('mock engine fed random rings and doorbells (write set)', () => {
             }
             case 'raw': {
               const off = ringBase(op.half, op.q) + op.slot * BD_SIZE - RINGS.base;
-              // keep the buffer pointer out of the ring region (see allowedRanges)
+              // keep the buffer pointer out of the ring region (the write-set check covers data memory)
               const w3 =
                 op.words[3] === 0 &&
                 op.words[2] >= RINGS.base &&
