@@ -13,7 +13,7 @@ import { BD_SIZE } from '../../csr/formats/bd.ts';
 import type { Device } from '../../csr/io.ts';
 import { BdWriter, type RingCursor } from '../../compiler/lower/bds.ts';
 import { UdmaEngine, deviceClockOf, type DeviceClock } from '../udma/engine.ts';
-import { queueRegs, type QueueRegs } from '../udma/queue-regs.ts';
+import { queueRegs, ringDoorbells, type QueueRegs } from '../udma/queue-regs.ts';
 import type { UdmaQueue } from '../udma/queue.ts';
 import type { RingProducer } from '../udma/ring.ts';
 import { RegisterShadow } from '../udma/shadow.ts';
@@ -79,8 +79,6 @@ export class FlowQueue {
   doorbell(): void {
     const n = this.unannounced;
     if (n === 0) return;
-    const unit = this.engine.unit;
-    const R = this.regs;
     for (const [p, c] of [
       [this.udma.tx, this.writer.tx],
       [this.udma.rx, this.writer.rx],
@@ -89,8 +87,7 @@ export class FlowQueue {
       p.ringId = c.ringId;
       p.produced += n;
     }
-    unit.s2m.write32(R.s2m.doorbell.reg.offset, R.s2m.doorbell.place(n));
-    unit.m2s.write32(R.m2s.doorbell.reg.offset, R.m2s.doorbell.place(n));
+    ringDoorbells(this.engine.unit, this.regs, n);
     this.unannounced = 0;
     this.submitted += n;
     this.doorbells++;

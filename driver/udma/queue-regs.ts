@@ -2,6 +2,7 @@
  * The per-queue ring registers of both halves, resolved once per queue index from the schema
  * (tdr* on M2S, rdr* on S2M). Nothing here holds an offset of its own.
  */
+import type { UdmaUnitIO } from '../../csr/io.ts';
 import { field, reg, type Field, type Reg, type UdmaFileName } from './regs.ts';
 
 /** The ring registers of one queue on one half. */
@@ -55,6 +56,15 @@ function half(file: UdmaFileName, q: number): HalfQueueRegs {
     doorbell: field(file, `${Q}.${p}drtp_inc.val`),
     compCfg: reg(file, `${Q}.comp_cfg`),
   };
+}
+
+/**
+ * Hands `n` written descriptors of each ring of a queue to the engine: the RX (S2M) doorbell first,
+ * then the TX (M2S) one, so the destination side is ready before any source data moves.
+ */
+export function ringDoorbells(unit: UdmaUnitIO, regs: QueueRegs, n: number): void {
+  unit.s2m.write32(regs.s2m.doorbell.reg.offset, regs.s2m.doorbell.place(n));
+  unit.m2s.write32(regs.m2s.doorbell.reg.offset, regs.m2s.doorbell.place(n));
 }
 
 const cache = new Map<number, QueueRegs>();

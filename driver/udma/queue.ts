@@ -12,7 +12,7 @@ import { NxdmaError, hex } from '../../common/errors.ts';
 import { BD_MAX_LEN, BD_SIZE, LEN_CTRL, putRx, putTx } from '../../csr/formats/bd.ts';
 import type { MemoryIO } from '../../csr/io.ts';
 import type { EngineIO } from './engine-io.ts';
-import type { HalfQueueRegs, QueueRegs } from './queue-regs.ts';
+import { ringDoorbells, type HalfQueueRegs, type QueueRegs } from './queue-regs.ts';
 import { RingProducer, type RingSpec } from './ring.ts';
 
 /** Per-copy options. */
@@ -433,10 +433,7 @@ export class UdmaQueue {
 
   /** Hands `n` descriptors to the engine: the RX doorbell first, then the TX doorbell. */
   private ring(n: number): void {
-    const m = this.regs;
-    const unit = this.eio.unit;
-    unit.s2m.write32(m.s2m.doorbell.reg.offset, m.s2m.doorbell.place(n));
-    unit.m2s.write32(m.m2s.doorbell.reg.offset, m.m2s.doorbell.place(n));
+    ringDoorbells(this.eio.unit, this.regs, n);
     this.eio.writes += 2;
   }
 
