@@ -19,7 +19,7 @@ import {
   type DgeDescriptor,
 } from '../../csr/formats/dge-desc.ts';
 import { MicroOpDir, dimpush, type MicroOp } from '../../csr/formats/dge-ops.ts';
-import { DTYPE_CODE, DstReduce } from '../ir/enums.ts';
+import { DstReduce } from '../ir/enums.ts';
 import type { Nest } from './shape.ts';
 
 /** AWS_NEURON_ISA_XT_MEMCOPY_DMA_CFG is local register 40 (seed 004 §5.4); registers are 4 bytes. */
@@ -28,9 +28,6 @@ export const MEMCOPY_DMA_CFG_OFFSET = MEMCOPY_DMA_CFG * 4;
 
 /** No semaphore (sem_num -1). */
 const NO_SEM = -1;
-
-/** IR dtype -> DGE dtype code (compiler/ir/enums.ts). */
-export { DTYPE_CODE };
 
 export const COMPUTE_OP: Readonly<Record<number, number>> = {
   [DstReduce.none]: ComputeOp.NONE,

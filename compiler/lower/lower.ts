@@ -28,7 +28,7 @@ import {
 } from '../../csr/formats/dge-desc.ts';
 import { toPriorityClass } from '../../csr/formats/qos-class.ts';
 import type { AccessPattern } from '../ir/access-pattern.ts';
-import { DstReduce, TransposeKind } from '../ir/enums.ts';
+import { DTYPE_CODE, DstReduce, TransposeKind } from '../ir/enums.ts';
 import type { Block, DmaQueue, Instr, Module, Region, Tensor } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
 import {
@@ -41,7 +41,6 @@ import {
 } from './backend.ts';
 import {
   COMPUTE_OP,
-  DTYPE_CODE,
   gatherXposeDescriptor,
   indirectDescriptor,
   indirectMicroOps,
