@@ -471,6 +471,21 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     }
     const xAddr = X.tensor.address;
     const yAddr = Y.tensor.address + sp.inner.baseElem * elemSize;
+    // the channel program of one indexed row stream (kept only when the records are)
+    const indirectOps = (f: IndirectFields): MicroOp[] =>
+      ctx.keep
+        ? indirectMicroOps(
+            ec,
+            BACKEND_DIMS[backend],
+            f.elemSize,
+            f.src,
+            f.dst,
+            f.rowElems,
+            f.numIdx,
+            f.srcStep,
+            f.dstStep,
+          )
+        : [];
     if (gatherXpose) {
       const rowElems = fx.nums.length === 0 ? 1 : fx.nums[0];
       const rowOk = fx.nums.length === 0 || (fx.nums.length === 1 && fx.steps[0] === 1);
@@ -507,23 +522,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       nextChannel();
       const d = gatherXposeDescriptor(ec, f);
       gatherCheck(lab, d, idxT);
-      addStream(
-        ctx.keep
-          ? indirectMicroOps(
-              ec,
-              BACKEND_DIMS[backend],
-              elemSize,
-              f.src,
-              f.dst,
-              rowElems,
-              numIdx,
-              f.srcStep,
-              f.dstStep,
-            )
-          : [],
-        null,
-        [d],
-      );
+      addStream(indirectOps(f), null, [d]);
     } else {
       // rows: pair the indexed side's free dims with the direct side's inner block
       const rowNest = gather
@@ -567,23 +566,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
           }
           if (dge) {
             nextChannel();
-            addStream(
-              ctx.keep
-                ? indirectMicroOps(
-                    ec,
-                    BACKEND_DIMS[backend],
-                    elemSize,
-                    f.src,
-                    f.dst,
-                    rowElems,
-                    numIdx,
-                    f.srcStep,
-                    f.dstStep,
-                  )
-                : [],
-              null,
-              [indirectDescriptor(ec, f)],
-            );
+            addStream(indirectOps(f), null, [indirectDescriptor(ec, f)]);
           } else {
             walks.push({
               type: 'indirect',
