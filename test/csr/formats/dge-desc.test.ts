@@ -33,6 +33,7 @@ import {
 import { RecordCodec } from '../../../csr/formats/layout.ts';
 import { toPriorityClass, DMAQoSClass } from '../../../csr/formats/qos-class.ts';
 import { thrown as err } from '../../support/errors.ts';
+import { normalizeTables } from './markdown.ts';
 
 const hexOf = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const le16 = (v: number) => hexOf(new Uint8Array(new Uint16Array([v]).buffer));
@@ -593,18 +594,3 @@ describe('layouts', () => {
     }
   });
 });
-
-/** Markdown tables compared cell by cell (prettier pads the columns). */
-function normalizeTables(md: string): string {
-  return md
-    .split('\n')
-    .filter((l) => l.trim().startsWith('|'))
-    .map((l) =>
-      l
-        .trim()
-        .split('|')
-        .map((c) => (/^\s*:?-+:?\s*$/.test(c) ? '-' : c.trim()))
-        .join('|'),
-    )
-    .join('\n');
-}

@@ -19,6 +19,7 @@ import {
   type MicroOp,
 } from '../../../csr/formats/dge-ops.ts';
 import type { RecordCodec } from '../../../csr/formats/layout.ts';
+import { normalizeTables } from './markdown.ts';
 
 const hexOf = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
@@ -143,22 +144,10 @@ describe('micro-op records (seed 004 §3.4, §5.1, §5.2)', () => {
   });
 
   it('docs/descriptors.md shows each micro-op layout exactly as the code defines it', () => {
-    const norm = (md: string) =>
-      md
-        .split('\n')
-        .filter((l) => l.trim().startsWith('|'))
-        .map((l) =>
-          l
-            .trim()
-            .split('|')
-            .map((c) => (/^\s*:?-+:?\s*$/.test(c) ? '-' : c.trim()))
-            .join('|'),
-        )
-        .join('\n');
-    const doc = norm(
+    const doc = normalizeTables(
       readFileSync(new URL('../../../docs/descriptors.md', import.meta.url), 'utf8'),
     );
     for (const c of [GENERATE, DIMPUSH, REGWRITE])
-      expect(doc).toContain(norm((c as RecordCodec<never>).markdown()));
+      expect(doc).toContain(normalizeTables((c as RecordCodec<never>).markdown()));
   });
 });
