@@ -182,6 +182,32 @@ function copyBytes(src: MemoryRegion, so: number, dst: MemoryRegion, d: number, 
   dst.bytes.set(src.bytes.subarray(so, so + n), d);
 }
 
+/**
+ * Moves queue `q`'s head past one descriptor of a ring of `len`: the ring id advances on a wrap;
+ * the state, the head pointer register (tdrhp / rdrhp) and the current-descriptor word follow.
+ * Returns the slot consumed.
+ */
+function advanceHead(
+  st: HalfState,
+  r: RingRefs,
+  words: Uint32Array,
+  q: number,
+  len: number,
+): number {
+  const off = st.headOff[q];
+  let next = off + 1;
+  let rid = st.headRid[q];
+  if (next >= len) {
+    next = 0;
+    rid = (rid + 1) & 3;
+  }
+  st.headOff[q] = next;
+  st.headRid[q] = rid;
+  words[r.headOffset.word] = r.headOffset.place(next) | r.headRingId.place(rid);
+  words[r.cp >>> 2] = next;
+  return off;
+}
+
 export class MockUdmaUnit implements UdmaUnitIO {
   readonly engine: number;
   readonly m2s: MockRegisterFile;
@@ -854,17 +880,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const tx = this.tx;
     const r = this.M.q[q];
     const mw = this.mw;
-    const off = tx.headOff[q];
-    let next = off + 1;
-    let rid = tx.headRid[q];
-    if (next >= len) {
-      next = 0;
-      rid = (rid + 1) & 3;
-    }
-    tx.headOff[q] = next;
-    tx.headRid[q] = rid;
-    mw[r.headOffset.word] = r.headOffset.place(next) | r.headRingId.place(rid);
-    mw[r.cp >>> 2] = next;
+    const off = advanceHead(tx, r, mw, q, len);
     tx.descs[q]++;
     tx.bytes[q] += bytes;
     if ((w0 & LEN_CTRL.INT_EN) !== 0) tx.interrupts[q]++;
@@ -892,17 +908,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const rx = this.rx;
     const r = this.S.q[q];
     const sw = this.sw;
-    const off = rx.headOff[q];
-    let next = off + 1;
-    let rid = rx.headRid[q];
-    if (next >= len) {
-      next = 0;
-      rid = (rid + 1) & 3;
-    }
-    rx.headOff[q] = next;
-    rx.headRid[q] = rid;
-    sw[r.headOffset.word] = r.headOffset.place(next) | r.headRingId.place(rid);
-    sw[r.cp >>> 2] = next;
+    const off = advanceHead(rx, r, sw, q, len);
     rx.descs[q]++;
     rx.bytes[q] += filled;
     if ((w0 & LEN_CTRL.INT_EN) !== 0) rx.interrupts[q]++;
