@@ -9,8 +9,10 @@
  */
 import { basename } from 'node:path';
 import { NxdmaError } from '../common/errors.ts';
+import { BD_SIZE, bdCount } from '../csr/formats/bd.ts';
 import { applyQos, type QosPlan } from '../driver/qos/index.ts';
 import { UdmaEngine } from '../driver/udma/engine.ts';
+import { ringSizeFor } from '../driver/udma/ring.ts';
 import { MockDevice } from '../mocks/device.ts';
 import { checkTimelineOption, timelineJson, writeTimeline, type TimelineJson } from './timeline.ts';
 
@@ -68,10 +70,9 @@ export function simulateQosPlan(
     );
   }
   const entries = plan.engines.filter((e) => !opts.engines || opts.engines.includes(e.engine));
-  const perCopy = Math.ceil(bytes / 65536);
-  // a ring holds the whole backlog: a multiple of 16 descriptors, at least 32
-  const ring = Math.max(32, Math.ceil((packets * perCopy + 1) / 16) * 16);
-  const ringPair = 2 * ring * 16;
+  // a ring holds the whole backlog (and one free slot)
+  const ring = ringSizeFor(packets * bdCount(bytes) + 1);
+  const ringPair = 2 * ring * BD_SIZE;
   const queues = entries.reduce((s, e) => s + e.queues.length, 0);
   const page = (n: number): number => Math.ceil(n / 4096) * 4096;
   const dev = new MockDevice({
@@ -91,7 +92,7 @@ export function simulateQosPlan(
     for (const q of e.queues) {
       eng.initQueue(q.queue, {
         tx: { base, size: ring },
-        rx: { base: base + ring * 16, size: ring },
+        rx: { base: base + ring * BD_SIZE, size: ring },
       });
       base += ringPair;
     }

@@ -28,7 +28,7 @@ import { formatMicroOp } from '../../csr/formats/dge-ops.ts';
 import type { Device } from '../../csr/io.ts';
 import { serviceTraceOf } from '../../mocks/service-trace.ts';
 import { applyQos, type QosPlanInput } from '../qos/index.ts';
-import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, RING_SIZE_MULTIPLE } from '../udma/ring.ts';
+import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../udma/ring.ts';
 import { EpochHazards } from './hazards.ts';
 import { mapQueues, type QueuePlacement } from './mapping.ts';
 import { FlowRings, ringBytes } from './rings.ts';
@@ -119,12 +119,8 @@ export function prepareCompiled(r: CompileResult, opts: FlowOptions = {}): Prepa
     if (lq.dmas.length === 0) continue;
     const executed = executedByQueue[lq.queue.index];
     const want = Math.max(lq.maxWalk, Math.min(executed, maxRing));
-    const size = Math.min(
-      MAX_RING_SIZE,
-      Math.max(MIN_RING_SIZE, roundUp(want, RING_SIZE_MULTIPLE)),
-    );
     active.push(placements[lq.queue.index]);
-    ringSizes.push(size);
+    ringSizes.push(ringSizeFor(want));
   }
   return {
     module: r.module,

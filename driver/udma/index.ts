@@ -24,6 +24,7 @@ export {
   RING_SIZE_MULTIPLE,
   RingProducer,
   inFlight,
+  ringSizeFor,
   ringsOverlap,
   validateRing,
   type RingKind,

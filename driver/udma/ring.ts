@@ -6,6 +6,7 @@
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { BD_SIZE } from '../../csr/formats/bd.ts';
 import type { MemoryIO } from '../../csr/io.ts';
+import { field } from './regs.ts';
 
 /** Ring base and end must be 256-byte aligned (the prefetcher fetches 256-byte lines). */
 export const RING_ALIGN = 256;
@@ -14,7 +15,17 @@ export const RING_SIZE_MULTIPLE = RING_ALIGN / BD_SIZE;
 /** Smallest ring, in descriptors. */
 export const MIN_RING_SIZE = 32;
 /** Largest ring, in descriptors: 2^24 - 16 (the 24-bit tdrl.len, rounded down to a multiple of 16). */
-export const MAX_RING_SIZE = 2 ** 24 - 16;
+export const MAX_RING_SIZE =
+  Math.floor(field('udma_m2s', 'M2S_Q[0].tdrl.len').max / RING_SIZE_MULTIPLE) * RING_SIZE_MULTIPLE;
+/**
+ * The smallest legal ring holding `descriptors`: at least MIN_RING_SIZE, a multiple of
+ * RING_SIZE_MULTIPLE, at most MAX_RING_SIZE.
+ */
+export function ringSizeFor(descriptors: number): number {
+  const size = Math.ceil(descriptors / RING_SIZE_MULTIPLE) * RING_SIZE_MULTIPLE;
+  return Math.min(MAX_RING_SIZE, Math.max(MIN_RING_SIZE, size));
+}
+
 /** The ring id a queue starts with after reset; it increments (mod 4) at every producer wrap. */
 export const INITIAL_RING_ID = 1;
 
