@@ -1,6 +1,6 @@
 /**
- * Input helpers shared by the sub-commands: the BAD_ARGUMENT error of a bad option or file, and
- * reading a JSON program file (cannot read: BAD_ARGUMENT; not JSON: PROGRAM_INVALID).
+ * Input helpers shared by the sub-commands: the BAD_ARGUMENT error of a bad option or file, number
+ * options, and reading a JSON program file (cannot read: BAD_ARGUMENT; not JSON: PROGRAM_INVALID).
  */
 import { readFileSync } from 'node:fs';
 import { NxdmaError } from '../common/errors.ts';
@@ -13,6 +13,11 @@ export function badArg(
   actual?: unknown,
 ): NxdmaError {
   return new NxdmaError('BAD_ARGUMENT', message, { where, expected, actual });
+}
+
+/** A number option's text read as 0x... hexadecimal or as Number() reads it (NaN when neither). */
+export function numberArg(v: string): number {
+  return /^0x[0-9a-f]+$/i.test(v) ? parseInt(v.slice(2), 16) : Number(v);
 }
 
 /** The parsed JSON of a program file. */

@@ -14,6 +14,7 @@ import { applyQos, type QosPlan } from '../driver/qos/index.ts';
 import { UdmaEngine } from '../driver/udma/engine.ts';
 import { ringSizeFor } from '../driver/udma/ring.ts';
 import { MockDevice } from '../mocks/device.ts';
+import { numberArg } from './input.ts';
 import { checkTimelineOption, timelineJson, writeTimeline, type TimelineJson } from './timeline.ts';
 
 export interface QosWorkload {
@@ -126,7 +127,7 @@ export interface QosTimelineOptions {
 
 function parseCount(v: string | undefined, where: string): number | undefined {
   if (v === undefined) return undefined;
-  const n = /^0x[0-9a-f]+$/i.test(v) ? parseInt(v.slice(2), 16) : Number(v);
+  const n = numberArg(v);
   if (!Number.isSafeInteger(n)) {
     throw new NxdmaError('BAD_ARGUMENT', `${where} must be an integer, got ${JSON.stringify(v)}`, {
       where,

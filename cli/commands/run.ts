@@ -24,7 +24,7 @@ import {
   type PreparedFlow,
 } from '../../driver/flow/index.ts';
 import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
-import { badArg, readProgramFile } from '../input.ts';
+import { badArg, numberArg, readProgramFile } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, paint, table } from '../output.ts';
 import { progress } from '../progress.ts';
@@ -68,7 +68,7 @@ interface RunOptions {
 
 function parseNumber(v: string | undefined, where: string): number | undefined {
   if (v === undefined) return undefined;
-  const n = /^0x[0-9a-f]+$/i.test(v) ? parseInt(v.slice(2), 16) : Number(v);
+  const n = numberArg(v);
   if (!Number.isSafeInteger(n) || n < 0) {
     throw badArg(
       where,
