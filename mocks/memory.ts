@@ -6,6 +6,7 @@
  * Addresses are JavaScript numbers (non-negative safe integers, < 2^53), as everywhere in nxdma.
  */
 import { NxdmaError, hex } from '../common/errors.ts';
+import { getU32LE, putU32LE } from '../csr/formats/wire.ts';
 import type { MemoryIO } from '../csr/io.ts';
 
 /** What a user declares. */
@@ -250,7 +251,7 @@ export class MockMemory implements MemoryIO {
     if (r) return r.dv.getUint32(addr - r.base, true);
     const b = new Uint8Array(4);
     this.read(addr, b);
-    return (b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)) >>> 0;
+    return getU32LE(b, 0);
   }
 
   /** Little-endian 32-bit write (convenience for tests and tools). */
@@ -261,8 +262,9 @@ export class MockMemory implements MemoryIO {
       r.dv.setUint32(addr - r.base, value >>> 0, true);
       return;
     }
-    const v = value >>> 0;
-    this.write(addr, new Uint8Array([v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, v >>> 24]));
+    const b = new Uint8Array(4);
+    putU32LE(b, 0, value >>> 0);
+    this.write(addr, b);
   }
 
   private mustBeMapped(addr: number, length: number, op: string): void {

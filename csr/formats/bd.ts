@@ -25,14 +25,18 @@ import {
   TWO_POW_32,
   badField,
   fail,
+  getU32LE,
   invalidField,
   ok,
+  putU32LE,
 } from './wire.ts';
 
 // Imported bindings copied into module constants once: the hot path then reads plain locals
 // (some loaders turn every access to an imported binding into a getter call).
 const LITTLE_ENDIAN_HOST = HOST_LITTLE_ENDIAN;
 const TWO32 = TWO_POW_32;
+const put32 = putU32LE;
+const get32 = getU32LE;
 
 /** One ring descriptor is 16 bytes. */
 export const BD_SIZE = 16;
@@ -267,17 +271,6 @@ function spanOk(v: ByteView, byteOffset: number): boolean {
     byteOffset + BD_SIZE <= v.byteLength &&
     (!(v instanceof Uint32Array) || (byteOffset & 3) === 0)
   );
-}
-
-function put32(b: Uint8Array, o: number, w: number): void {
-  b[o] = w;
-  b[o + 1] = w >>> 8;
-  b[o + 2] = w >>> 16;
-  b[o + 3] = w >>> 24;
-}
-
-function get32(b: Uint8Array, o: number): number {
-  return (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
 }
 
 /**

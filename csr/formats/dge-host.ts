@@ -9,7 +9,7 @@
 import { NxdmaError } from '../../common/errors.ts';
 import { dge_host } from '../generated/dge_host.ts';
 import { REGISTER_BYTES } from '../schema/model.ts';
-import { type ByteView, type DecodeResult, fail, isU32, ok } from './wire.ts';
+import { type ByteView, type DecodeResult, fail, getU32LE, isU32, ok, putU32LE } from './wire.ts';
 
 // --- core kind and boot state -----------------------------------------------------------------
 
@@ -203,30 +203,19 @@ function spanCheck(v: ByteView, off: number, size: number, where: string): Nxdma
   return undefined;
 }
 
-function put32le(b: Uint8Array, o: number, w: number): void {
-  b[o] = w & 0xff;
-  b[o + 1] = (w >>> 8) & 0xff;
-  b[o + 2] = (w >>> 16) & 0xff;
-  b[o + 3] = w >>> 24;
-}
-
-function get32le(b: Uint8Array, o: number): number {
-  return (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
-}
-
 /** Writes one mailbox entry (4 bytes, little-endian) at `byteOffset`. */
 export function encodeMailbox(dst: ByteView, byteOffset: number, m: DgeMailbox): void {
   const w = packMailbox(m);
   const e = spanCheck(dst, byteOffset, REGISTER_BYTES, 'mailbox');
   if (e) throw e;
-  put32le(u8view(dst), byteOffset, w);
+  putU32LE(u8view(dst), byteOffset, w);
 }
 
 /** Reads one mailbox entry at `byteOffset`. */
 export function decodeMailbox(src: ByteView, byteOffset = 0): DgeMailbox {
   const e = spanCheck(src, byteOffset, REGISTER_BYTES, 'mailbox');
   if (e) throw e;
-  return unpackMailbox(get32le(u8view(src), byteOffset));
+  return unpackMailbox(getU32LE(u8view(src), byteOffset));
 }
 
 /**
@@ -236,7 +225,7 @@ export function decodeMailbox(src: ByteView, byteOffset = 0): DgeMailbox {
 export function validateMailbox(src: ByteView, byteOffset = 0): DecodeResult<DgeMailbox> {
   const e = spanCheck(src, byteOffset, REGISTER_BYTES, 'mailbox');
   if (e) return fail(e);
-  const m = unpackMailbox(get32le(u8view(src), byteOffset));
+  const m = unpackMailbox(getU32LE(u8view(src), byteOffset));
   if (m.reserved !== 0) {
     return fail(
       new NxdmaError(
@@ -271,7 +260,7 @@ export function encodeMailboxes(entries: readonly DgeMailbox[]): Uint8Array {
   const out = new Uint8Array(
     entries.length === 0 ? 0 : (entries.length - 1) * t.stride + t.entrySize,
   );
-  entries.forEach((m, i) => put32le(out, i * t.stride, packMailbox(m)));
+  entries.forEach((m, i) => putU32LE(out, i * t.stride, packMailbox(m)));
   return out;
 }
 
@@ -296,7 +285,7 @@ export function encodePriorityClassMap(classes: ArrayLike<number>): Uint8Array {
   const n = classes.length;
   for (let i = 0; i < n; i++) checkField(f, classes[i], `priority_class_map[${i}].${f.name}`);
   const out = new Uint8Array(n === 0 ? 0 : (n - 1) * t.stride + t.entrySize);
-  for (let i = 0; i < n; i++) put32le(out, i * t.stride, classes[i]);
+  for (let i = 0; i < n; i++) putU32LE(out, i * t.stride, classes[i]);
   return out;
 }
 
@@ -316,6 +305,6 @@ export function decodePriorityClassMap(src: ByteView): number[] {
   }
   const b = u8view(src);
   const out: number[] = [];
-  for (let o = 0; o < b.byteLength; o += t.stride) out.push(get32le(b, o));
+  for (let o = 0; o < b.byteLength; o += t.stride) out.push(getU32LE(b, o));
   return out;
 }

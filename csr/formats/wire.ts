@@ -82,6 +82,19 @@ export function asDataView(view: ByteView): DataView {
   return new DataView(view.buffer, view.byteOffset, view.byteLength);
 }
 
+/** Writes the u32 `w` little-endian into four bytes at `o` (bounds checked by the caller). */
+export function putU32LE(b: Uint8Array, o: number, w: number): void {
+  b[o] = w;
+  b[o + 1] = w >>> 8;
+  b[o + 2] = w >>> 16;
+  b[o + 3] = w >>> 24;
+}
+
+/** The little-endian u32 at bytes `o`..`o + 3` (bounds checked by the caller). */
+export function getU32LE(b: Uint8Array, o: number): number {
+  return (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
+}
+
 /** Reads a little-endian u64 as a safe number; throws DESCRIPTOR_INVALID when it is >= 2^53. */
 export function readU64(dv: DataView, off: number, where: string): number {
   const lo = dv.getUint32(off, true);
