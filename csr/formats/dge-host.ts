@@ -8,7 +8,8 @@
  */
 import { NxdmaError } from '../../common/errors.ts';
 import { dge_host } from '../generated/dge_host.ts';
-import { REGISTER_BYTES } from '../schema/model.ts';
+import { fieldValue, placeField } from '../runtime/fields.ts';
+import { REGISTER_BYTES, fieldMax } from '../schema/model.ts';
 import { type ByteView, type DecodeResult, fail, getU32LE, isU32, ok, putU32LE } from './wire.ts';
 
 // --- core kind and boot state -----------------------------------------------------------------
@@ -84,7 +85,7 @@ export interface DgeHostLayout {
 }
 
 function field(name: string, f: { readonly lsb: number; readonly width: number }): EntryField {
-  return Object.freeze({ name, lsb: f.lsb, width: f.width, max: 2 ** f.width - 1 });
+  return Object.freeze({ name, lsb: f.lsb, width: f.width, max: fieldMax(f.width) });
 }
 
 const PCM = dge_host.registers.priority_class_map;
@@ -167,9 +168,10 @@ export function checkMailbox(m: DgeMailbox, where = 'mailbox'): void {
 export function packMailbox(m: DgeMailbox): number {
   checkMailbox(m);
   const l = dgeHostLayout().mailbox;
-  const put = (f: EntryField, v: number) => (v * 2 ** f.lsb) >>> 0;
   return (
-    (put(l.reserved, m.reserved ?? 0) | put(l.priority, m.priority) | put(l.bitmask, m.bitmask)) >>>
+    (placeField(m.reserved ?? 0, l.reserved) |
+      placeField(m.priority, l.priority) |
+      placeField(m.bitmask, l.bitmask)) >>>
     0
   );
 }
@@ -184,8 +186,11 @@ export function unpackMailbox(word: number): DgeMailbox {
     });
   }
   const l = dgeHostLayout().mailbox;
-  const get = (f: EntryField) => Math.floor(word / 2 ** f.lsb) % 2 ** f.width;
-  return { reserved: get(l.reserved), priority: get(l.priority), bitmask: get(l.bitmask) };
+  return {
+    reserved: fieldValue(word, l.reserved),
+    priority: fieldValue(word, l.priority),
+    bitmask: fieldValue(word, l.bitmask),
+  };
 }
 
 function u8view(v: ByteView): Uint8Array {

@@ -40,6 +40,17 @@ export function fieldValue(
 }
 
 /**
+ * `value` (0..2^width - 1, checked by the caller) in the place of a field (`lsb`, `width` bits), the
+ * other bits 0, unsigned. For one-off encodes; the hot paths hold a FieldSpec.
+ */
+export function placeField(
+  value: number,
+  f: { readonly lsb: number; readonly width: number },
+): number {
+  return ((value << f.lsb) & (fieldMax(f.width) << f.lsb)) >>> 0;
+}
+
+/**
  * A compiled field: everything the hot path needs, in one fixed object shape, and the field's
  * decode (`get`) and encode (`place`). The accessors, the driver's register handles
  * (driver/udma/regs.ts) and the mock engine's field references (mocks/field-ref.ts) are all

@@ -10,6 +10,7 @@ export {
   fieldBits,
   fieldSpecArgs,
   fieldValue,
+  placeField,
   registerSpec,
 } from './fields.ts';
 export { ArrayRegisterIO, PLAIN_WORDS, plainWords, resetImage } from './memory.ts';
