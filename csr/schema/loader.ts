@@ -173,6 +173,14 @@ export function deriveAccess(kinds: readonly AccessKind[]): AccessKind {
 
 const PROVENANCE_ORDER: readonly Provenance[] = ['seed', 'public', 'inferred'];
 
+/** The bundle (or top-level window) a register must fit in. */
+interface RegisterScope {
+  name: string | null;
+  size: number;
+  kind: 'bundle' | 'window';
+  provenance: Provenance | null;
+}
+
 class Builder {
   readonly issues: SchemaIssue[] = [];
   constructor(
@@ -294,16 +302,7 @@ class Builder {
    * Builds one register; `container` describes the bundle (or window) it must fit in.
    * Returns null when it has problems (already recorded).
    */
-  register(
-    r: RegisterJson,
-    segs: PathSeg[],
-    block: {
-      name: string | null;
-      size: number;
-      kind: 'bundle' | 'window';
-      provenance: Provenance | null;
-    },
-  ): RegisterModel | null {
+  register(r: RegisterJson, segs: PathSeg[], block: RegisterScope): RegisterModel | null {
     const where = block.name ? `${block.name}.${r.Name}` : r.Name;
     let ok = true;
     const offset = parseNumberLike(r.AddressOffset);
@@ -527,12 +526,7 @@ class Builder {
   scope(
     regs: readonly RegisterJson[],
     segs: PathSeg[],
-    block: {
-      name: string | null;
-      size: number;
-      kind: 'bundle' | 'window';
-      provenance: Provenance | null;
-    },
+    block: RegisterScope,
     taken: Map<string, string>,
   ): RegisterModel[] {
     const out: RegisterModel[] = [];
