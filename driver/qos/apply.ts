@@ -10,7 +10,7 @@
 import { NxdmaError, hex } from '../../common/errors.ts';
 import type { Device, RegisterIO, UdmaUnitIO } from '../../csr/io.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
-import { udmaModel, type UdmaFileName } from '../udma/regs.ts';
+import { checkUnitWindows, unitWindow, type UdmaFileName } from '../udma/regs.ts';
 import type { RegisterShadow } from '../udma/shadow.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 import {
@@ -79,25 +79,8 @@ export interface QosApplyResult {
 
 function unitOf(device: Device, engine: number): UdmaUnitIO {
   const u = device.udma(engine);
-  for (const f of ['udma_m2s', 'udma_s2m'] as const) {
-    const io = f === 'udma_m2s' ? u.m2s : u.s2m;
-    if (!(io.size >= udmaModel(f).size)) {
-      throw new NxdmaError(
-        'OUT_OF_WINDOW',
-        `udma${engine}: the ${f} window (${hex(io.size)} bytes) is smaller than the register file`,
-        {
-          where: `udma${engine}.${f}`,
-          expected: `at least ${hex(udmaModel(f).size)} bytes`,
-          actual: io.size,
-        },
-      );
-    }
-  }
+  checkUnitWindows(u, engine);
   return u;
-}
-
-function ioOf(u: UdmaUnitIO, file: UdmaFileName): RegisterIO {
-  return file === 'udma_m2s' ? u.m2s : u.s2m;
 }
 
 function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
@@ -138,7 +121,7 @@ export function applyQos(
 
   // The windows to use: shadowed when a shadow is given (it learns every read and write).
   const window = (w: PlannedWrite): RegisterIO => {
-    const io = ioOf(units.get(w.engine)!, w.file);
+    const io = unitWindow(units.get(w.engine)!, w.file);
     return shadow ? shadow.bind(w.engine, w.file, io) : io;
   };
 
@@ -186,7 +169,7 @@ export function applyQos(
       actual: string;
     }[] = [];
     for (const c of composed) {
-      const got = ioOf(units.get(c.w.engine)!, c.w.file).read32(c.w.offset) >>> 0;
+      const got = unitWindow(units.get(c.w.engine)!, c.w.file).read32(c.w.offset) >>> 0;
       io.verifyReads++;
       if ((got & c.w.readMask) >>> 0 !== (c.next & c.w.readMask) >>> 0) {
         bad.push({
@@ -287,7 +270,7 @@ export function diffQos(
     const addressInferred = w.inferred.some((x) => x.startsWith('its address'));
     let cur: number | null = null;
     if (!addressInferred || opts.allowInferred) {
-      cur = ioOf(units.get(w.engine)!, w.file).read32(w.offset) >>> 0;
+      cur = unitWindow(units.get(w.engine)!, w.file).read32(w.offset) >>> 0;
       out.io.reads++;
     } else {
       out.notRead.push({ engine: w.engine, file: w.file, path: w.path, offset: w.offset });

@@ -6,7 +6,7 @@
  */
 import type { RegisterIO, UdmaUnitIO } from '../../csr/io.ts';
 import type { ShadowIO } from '../../csr/runtime/shadow.ts';
-import type { Reg, UdmaFileName } from './regs.ts';
+import { unitWindow, type Reg, type UdmaFileName } from './regs.ts';
 import type { RegisterShadow } from './shadow.ts';
 
 /** One register write the driver performed. */
@@ -39,7 +39,7 @@ export class EngineIO {
 
   /** The device window of `file` (no shadow). */
   io(file: UdmaFileName): RegisterIO {
-    return file === 'udma_m2s' ? this.unit.m2s : this.unit.s2m;
+    return unitWindow(this.unit, file);
   }
 
   private window(file: UdmaFileName): ShadowIO {

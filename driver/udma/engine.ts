@@ -24,7 +24,14 @@ import {
   type QueueRings,
   type QueueStats,
 } from './queue.ts';
-import { inferredWrite, reg, queueCount, udmaModel, type Reg, type UdmaFileName } from './regs.ts';
+import {
+  checkUnitWindows,
+  inferredWrite,
+  reg,
+  queueCount,
+  type Reg,
+  type UdmaFileName,
+} from './regs.ts';
 import { ringsOverlap, validateRing, type RingSpec } from './ring.ts';
 import { RegisterShadow } from './shadow.ts';
 
@@ -192,21 +199,7 @@ export class UdmaEngine {
     this.device = device;
     this.engine = engine;
     this.unit = device.udma(engine);
-    for (const f of ['udma_m2s', 'udma_s2m'] as const) {
-      const io = f === 'udma_m2s' ? this.unit.m2s : this.unit.s2m;
-      const need = udmaModel(f).size;
-      if (!(io.size >= need)) {
-        throw new NxdmaError(
-          'OUT_OF_WINDOW',
-          `udma${engine}: the ${f} window is ${hex(io.size)} bytes, the register file needs ${hex(need)}`,
-          {
-            where: `udma${engine}.${f}`,
-            expected: `a window of at least ${hex(need)} bytes`,
-            actual: io.size,
-          },
-        );
-      }
-    }
+    checkUnitWindows(this.unit, engine);
     this.memory = device.memory;
     this.shadow = opts.shadow ?? new RegisterShadow();
     this.allowInferred = opts.allowInferred === true;

@@ -4,7 +4,8 @@
  * reset value and provenance comes from the model, and words are encoded by the csr runtime's
  * `encodeFields` (the one home of the field-encoding rule).
  */
-import { NxdmaError } from '../../common/errors.ts';
+import { NxdmaError, hex } from '../../common/errors.ts';
+import type { RegisterIO, UdmaUnitIO } from '../../csr/io.ts';
 import { FieldSpec, encodeFields, fieldSpecArgs } from '../../csr/runtime/fields.ts';
 import { regFile } from '../../csr/schema/files.ts';
 import { registerMapOf, type RegisterMap } from '../../csr/schema/map.ts';
@@ -110,6 +111,30 @@ export class Field extends FieldSpec {
 /** The loaded model of a UDMA file. */
 export function udmaModel(file: UdmaFileName): RegFileModel {
   return regFile(file);
+}
+
+/** The window of `file` in a UDMA unit (m2s or s2m). */
+export function unitWindow(unit: UdmaUnitIO, file: UdmaFileName): RegisterIO {
+  return file === 'udma_m2s' ? unit.m2s : unit.s2m;
+}
+
+/** Throws OUT_OF_WINDOW unless both windows of engine `engine`'s unit hold their register file. */
+export function checkUnitWindows(unit: UdmaUnitIO, engine: number): void {
+  for (const f of UDMA_FILES) {
+    const io = unitWindow(unit, f);
+    const need = udmaModel(f).size;
+    if (!(io.size >= need)) {
+      throw new NxdmaError(
+        'OUT_OF_WINDOW',
+        `udma${engine}: the ${f} window is ${hex(io.size)} bytes, the register file needs ${hex(need)}`,
+        {
+          where: `udma${engine}.${f}`,
+          expected: `a window of at least ${hex(need)} bytes`,
+          actual: io.size,
+        },
+      );
+    }
+  }
 }
 
 /** The register at `path` of `file`; a schema without it is a programming error (REGISTER_UNKNOWN). */
