@@ -10,6 +10,7 @@
  * and eng_lo <= engine < eng_hi.
  */
 import { NxdmaError } from '../../common/errors.ts';
+import { isU32 } from '../../csr/formats/wire.ts';
 
 /** The CUSTOM_OP marker (KBIN_DMA_RING_TYPE_CUSTOM_OP): a routing marker, not a queue number. */
 export const CUSTOM_OP_MARKER = 16;
@@ -22,10 +23,6 @@ export interface RelQueueIdxEntry {
 
 /** The table as entries, or as its raw u32 words (two per entry). */
 export type RelQueueIdxTable = readonly RelQueueIdxEntry[] | Uint32Array;
-
-function isU32(v: unknown): v is number {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 0xffffffff;
-}
 
 function badArg(where: string, expected: string, actual: unknown, msg: string): NxdmaError {
   return new NxdmaError('BAD_ARGUMENT', `isCustomOpDma: ${msg}`, { where, expected, actual });
