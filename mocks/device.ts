@@ -1,6 +1,6 @@
 /**
  * MockDevice: a whole device in memory, implementing the same `Device` interface the mapped
- * (FFI) back end does. It assembles, per a device profile (default trn2, driver/mmio/profiles.ts),
+ * (FFI) back end does. It assembles, per a device profile (default trn2, csr/profiles.ts),
  * the UDMA units of the engines a test asks for, the DGE cores and the DMA-visible memory.
  *
  *   const dev = new MockDevice({ engines: [0, 1], dgeCores: 1 });
@@ -13,12 +13,7 @@ import { NxdmaError } from '../common/errors.ts';
 import type { Device } from '../csr/io.ts';
 import { regFile } from '../csr/schema/files.ts';
 import type { RegFileModel } from '../csr/schema/model.ts';
-import {
-  getProfile,
-  hasEngine,
-  profileEngines,
-  type DeviceProfile,
-} from '../driver/mmio/profiles.ts';
+import { getProfile, hasEngine, profileEngines, type DeviceProfile } from '../csr/profiles.ts';
 import { MockDgeCore, type MockDgeCoreSpec } from './dge-core.ts';
 import { MockMemory, type MemoryRegionSpec } from './memory.ts';
 import type { BadAccess, RegisterAccessEvent } from './register-file.ts';

@@ -21,7 +21,7 @@ import {
 import { loadRegFile } from '../../csr/schema/loader.ts';
 import { regFiles } from '../../csr/schema/files.ts';
 import type { RegFileModel } from '../../csr/schema/model.ts';
-import { getProfile } from '../../driver/mmio/profiles.ts';
+import { getProfile } from '../../csr/profiles.ts';
 import type { CliContext } from '../main.ts';
 
 export const DEFAULT_DOCS_OUT = 'docs/site';

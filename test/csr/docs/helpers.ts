@@ -8,7 +8,7 @@ import {
 import { regFiles } from '../../../csr/schema/files.ts';
 import { parseRegFile } from '../../../csr/schema/loader.ts';
 import type { RegFileModel } from '../../../csr/schema/model.ts';
-import { getProfile } from '../../../driver/mmio/profiles.ts';
+import { getProfile } from '../../../csr/profiles.ts';
 
 /** The shipped register files, in their documented order. */
 export function shippedModels(): RegFileModel[] {
