@@ -159,6 +159,53 @@ describe('dynamic_dma_cleanup', () => {
     expect(runPasses(m, [dynamicDmaCleanup]).map((e) => e.subCode)).toEqual(['DGE_ROUTE_INVALID']);
   });
 
+  it('cleanup (B): a NeuronAssertion in getDGEInstructionType is reported alone, without DGE_ROUTE_INVALID against the {None} fallback', () => {
+    // a dynamic Load preset SWDGE with no scalar or vector DGE level enabled
+    const b = fixture(30, { dgeLevels: ['spill_reload'] });
+    b.function('main')
+      .block('e')
+      .load({ ...dyn(), name: 'no_level', dgeType: 'SWDGE' });
+    const m = b.build();
+    expect(runPasses(m, [dynamicDmaCleanup]).map((e) => [e.subCode, e.instruction])).toEqual([
+      ['DYNAMIC_OFFSET_NOT_ENABLED', inst(m, 'no_level').id],
+    ]);
+    // the TensorIndirect assertion
+    const b2 = fixture(30, { dgeLevels: ['scalar_dynamic_offset'] });
+    b2.function('main')
+      .block('e')
+      .load({
+        ...load(),
+        src: { ...load().src, indirect: { indexTensor: 'idx' } },
+        dst: { ...load().dst, dynamic: { scalar: { register: 'r2', value: 0 } } },
+        name: 'indirect',
+        dgeType: 'SWDGE',
+      });
+    const m2 = b2.build();
+    expect(runPasses(m2, [dynamicDmaCleanup]).map((e) => e.subCode)).toEqual([
+      'TENSOR_INDIRECT_AP',
+    ]);
+    // the dynamic-transpose-shape assertion (a vector-dynamic transpose of 4-byte elements)
+    const b3 = fixture(30, { dgeLevels: ['vector_dynamic_offsets', 'transpose'] });
+    b3.function('main')
+      .block('e')
+      .load({
+        src: {
+          tensor: 'in',
+          partition: [1, 64],
+          free: [[64, 128]],
+          dynamic: { vector: { indexTensor: 'idx' } },
+        },
+        dst: { tensor: 's1', partition: [128, 64], free: [[1, 128]] },
+        transpose: 'xbar',
+        name: 'xpose',
+        dgeType: 'SWDGE',
+      });
+    const m3 = b3.build();
+    expect(runPasses(m3, [dynamicDmaCleanup]).map((e) => e.subCode)).toEqual([
+      'DYNAMIC_TRANSPOSE_SHAPE',
+    ]);
+  });
+
   it('route validity: HWDGE preset on a dynamic DMA is accepted where HWDGE is eligible', () => {
     const b = fixture(30, { dgeLevels: ['scalar_dynamic_offset'] });
     b.function('main')
