@@ -175,6 +175,7 @@ export class MockMemory implements MemoryIO {
     const out: MemoryRegion[] = [];
     let a = addr;
     const end = addr + length;
+    if (length > 0 && !Number.isSafeInteger(end)) return null;
     while (a < end) {
       const r = this.regionOf(a);
       if (!r) return null;
@@ -188,6 +189,8 @@ export class MockMemory implements MemoryIO {
   firstUnmapped(addr: number, length: number): number {
     let a = addr;
     const end = addr + length;
+    // past 2^53 addresses are not exact: nothing there is mapped
+    if (length > 0 && !Number.isSafeInteger(end)) return addr;
     while (a < end) {
       const r = this.regionOf(a);
       if (!r) return a;
