@@ -125,6 +125,13 @@ export interface LoweredDma {
   dstHi: number;
   /** Index tensor read by the DMA (indirect), or null. */
   indexTensor: Tensor | null;
+  /** DIRECT2D compute_op of a destination reduce (ComputeOp.NONE for a copy). */
+  computeOp: number;
+  /**
+   * A destination reduce's DIRECT2D descriptors, in order (kept whatever keepRecords says): BDs
+   * only copy bytes, so the Pool core executes these itself (DgeCoreIO.executeDescriptor).
+   */
+  reduceDescriptors: DgeDescriptor[];
 }
 
 export interface LoweredQueue {
@@ -356,6 +363,14 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       backend,
     );
   }
+  if (I.dstReduce !== DstReduce.none && (sIdx !== null || dIdx !== null)) {
+    throw lowerError(
+      lab,
+      'a destination reduce is a DIRECT2D compute_op: an indexed (INDIRECT1D) DMA only copies',
+      'no dstReduce on an indexed DMA',
+      'indexed',
+    );
+  }
   if (I.dstReduce !== DstReduce.none && I.transpose !== TransposeKind.none) {
     throw lowerError(
       lab,
@@ -379,6 +394,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   };
   const streams: LoweredStream[] = [];
   const walks: Walk[] = [];
+  const reduceDescriptors: DgeDescriptor[] = [];
   let dgeDescriptors = 0;
   const addStream = (ops: MicroOp[], n: Nest | null, descs: DgeDescriptor[]): void => {
     for (const d of descs) {
@@ -450,6 +466,8 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       }
       nextChannel();
       const descs = nestDescriptors(ec, n, transpose);
+      if (ec.computeOp !== COMPUTE_OP[DstReduce.none])
+        for (const x of descs) reduceDescriptors.push(x);
       if (xbar) for (const d of descs) xbarCheck(lab, d);
       addStream(ctx.keep ? nestMicroOps(ec, n, BACKEND_DIMS[backend]) : [], n, descs);
     }
@@ -684,6 +702,8 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     dstLo,
     dstHi,
     indexTensor: idxT,
+    computeOp: ec.computeOp,
+    reduceDescriptors,
   };
 }
 

@@ -25,7 +25,8 @@ import {
   type LoweredProgram,
 } from '../../compiler/lower/lower.ts';
 import { formatMicroOp } from '../../csr/formats/dge-ops.ts';
-import type { Device } from '../../csr/io.ts';
+import { encodeDgeDescriptorBytes } from '../../csr/formats/dge-desc.ts';
+import type { DgeCoreIO, Device } from '../../csr/io.ts';
 import { serviceTraceOf } from '../../mocks/service-trace.ts';
 import { applyQos, type QosPlanInput } from '../qos/index.ts';
 import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../udma/ring.ts';
@@ -140,6 +141,29 @@ export function defaultRingBase(m: Module): number {
   return roundUp(end, 1 << 20);
 }
 
+/**
+ * The DGE core that executes a destination reduce's DIRECT2D descriptors (the Pool backend's
+ * compute_op): the device's first core offering executeDescriptor. Throws DEVICE_UNAVAILABLE, before
+ * anything is written, when the program has a reduce and the device has no such core.
+ */
+function poolCoreFor(device: Device, p: PreparedFlow): DgeCoreIO | null {
+  const reduce = p.lowered.dmas.find((d) => d.reduceDescriptors.length > 0);
+  if (reduce === undefined) return null;
+  for (const c of device.dgeCores()) {
+    const core = device.dgeCore(c);
+    if (typeof core.executeDescriptor === 'function') return core;
+  }
+  throw new NxdmaError(
+    'DEVICE_UNAVAILABLE',
+    `${reduce.label}: a destination reduce is a DIRECT2D compute_op the Pool DGE core executes; device ${device.name} offers no DGE core that executes descriptors (a ring descriptor only copies bytes)`,
+    {
+      where: reduce.label,
+      expected: 'a DGE core with executeDescriptor (the mock)',
+      actual: device.dgeCores(),
+    },
+  );
+}
+
 /** Checks, before any write, that the device can run the prepared flow. */
 function checkDevice(device: Device, p: PreparedFlow, ringBase: number): void {
   const engines = new Set(device.engines());
@@ -249,6 +273,7 @@ export async function runPrepared(
   const ringBase = opts.ringBase ?? defaultRingBase(m);
   const timeoutMs = opts.timeoutMs ?? 5000;
   checkDevice(device, p, ringBase);
+  const pool = poolCoreFor(device, p);
   // --- reference run (pure)
   const seed = opts.seed ?? 1;
   const start = initialImage(m, seed);
@@ -279,10 +304,26 @@ export async function runPrepared(
   let epochs = 1;
   let epochDmas = 0;
   let lastProgress = 0;
+  let poolExecuted = 0;
   for (const b of p.lowered.blocks) {
     for (let it = 0; it < b.iterations; it++) {
       for (const d of b.dmas) {
         const qi = d.queue.index;
+        if (d.reduceDescriptors.length > 0) {
+          // B op= A: the Pool core executes the DIRECT2D descriptors itself, after everything
+          // before it has landed; it is an epoch of its own
+          if (epochDmas > 0) {
+            await rings.drain(timeoutMs);
+            hazards.clear();
+            epochs++;
+            epochDmas = 0;
+          }
+          for (const x of d.reduceDescriptors)
+            pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
+          poolExecuted += d.reduceDescriptors.length;
+          done++;
+          continue;
+        }
         if (epochDmas > 0 && hazards.conflicts(qi, d.srcLo, d.srcHi, d.dstLo, d.dstHi)) {
           await rings.drain(timeoutMs);
           hazards.clear();
@@ -372,6 +413,7 @@ export async function runPrepared(
       dgeDescriptors: p.lowered.totals.dgeDescriptors,
       descriptors: p.lowered.totals.descriptors,
       byBackend: p.lowered.totals.byBackend,
+      poolExecuted,
     },
     epochs,
     drains: rings.drains,
