@@ -17,7 +17,8 @@ import { defaultQueueQos } from '../../csr/formats/qos-class.ts';
 import type { Module } from '../../compiler/ir/module.ts';
 import { compile, compileProgram, type CompileResult } from '../../compiler/passes/pipeline.ts';
 import type { PassReport } from '../../compiler/passes/pass.ts';
-import { expandWalk, type IndexReader } from '../../compiler/lower/expand.ts';
+import { PacketCut, expandWalk, type IndexReader } from '../../compiler/lower/expand.ts';
+import type { DgeHostTables } from '../../compiler/ir/module.ts';
 import {
   DEFAULT_MAX_DESC_PER_PACKET,
   lower,
@@ -31,6 +32,7 @@ import { serviceTraceOf } from '../../mocks/service-trace.ts';
 import { applyQos, type QosPlanInput } from '../qos/index.ts';
 import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../udma/ring.ts';
 import { EpochHazards } from './hazards.ts';
+import { dataPathRules, hostTablesOf } from './host-tables.ts';
 import { mapQueues, type QueuePlacement } from './mapping.ts';
 import { FlowRings, ringBytes } from './rings.ts';
 import type { FlowReport, FlowTrace, MismatchSample, QueueReport } from './report.ts';
@@ -91,8 +93,16 @@ export function prepareFlow(input: unknown, opts: FlowOptions = {}): PreparedFlo
   return prepareCompiled(r, opts);
 }
 
-/** prepareFlow for a module compiled already (compile(parseProgram(...))). */
-export function prepareCompiled(r: CompileResult, opts: FlowOptions = {}): PreparedFlow {
+/**
+ * prepareFlow for a module compiled already (compile(parseProgram(...))). `tables` are the DGE
+ * host tables the data path follows (default: the program's; a program that takes them from the
+ * device is lowered again by runPrepared once the device is known).
+ */
+export function prepareCompiled(
+  r: CompileResult,
+  opts: FlowOptions = {},
+  tables: DgeHostTables | null = hostTablesOf(r.module, null),
+): PreparedFlow {
   const maxRing = opts.ringSize ?? DEFAULT_FLOW_RING;
   if (!Number.isInteger(maxRing) || maxRing < MIN_RING_SIZE || maxRing > MAX_RING_SIZE) {
     throw new NxdmaError(
@@ -106,6 +116,7 @@ export function prepareCompiled(r: CompileResult, opts: FlowOptions = {}): Prepa
     );
   }
   const lowered = lower(r.module, {
+    ...dataPathRules(r.module, tables),
     ...opts.lower,
     maxDescPerPacket: opts.lower?.maxDescPerPacket ?? DEFAULT_MAX_DESC_PER_PACKET,
   });
@@ -264,11 +275,20 @@ function deviceIndexReader(device: Device): IndexReader {
 
 /** Runs a prepared flow on a device (see the module comment). */
 export async function runPrepared(
-  p: PreparedFlow,
+  prepared: PreparedFlow,
   device: Device,
   opts: FlowOptions = {},
 ): Promise<FlowReport> {
   const t0 = performance.now();
+  // host tables from the device (read only): lower again with them, before anything is written
+  const p =
+    prepared.module.options.dgeHostTables === 'device'
+      ? prepareCompiled(
+          { module: prepared.module, passes: prepared.passes },
+          opts,
+          hostTablesOf(prepared.module, device),
+        )
+      : prepared;
   const m = p.module;
   const ringBase = opts.ringBase ?? defaultRingBase(m);
   const timeoutMs = opts.timeoutMs ?? 5000;
@@ -352,7 +372,7 @@ export async function runPrepared(
             }
           }
           w.begin(n);
-          expandWalk(d.walks[k], w, idx);
+          expandWalk(d.walks[k], d.packetBytes > 0 ? new PacketCut(w, d.packetBytes) : w, idx);
           w.end();
           fq.wrote(n);
         }

@@ -4,6 +4,13 @@
  * (autoRun 'none'): the flow runs them between doorbells and reads.
  */
 import type { Device } from '../../csr/io.ts';
+import {
+  MAILBOX_NEVER_MASKS,
+  encodeMailboxes,
+  encodePriorityClassMap,
+  mailboxAddress,
+  priorityClassMapAddress,
+} from '../../csr/formats/dge-host.ts';
 import { MockDevice } from '../../mocks/device.ts';
 import type { MemoryRegionSpec } from '../../mocks/memory.ts';
 import type { PreparedFlow } from './flow.ts';
@@ -32,7 +39,7 @@ export function flowMock(p: PreparedFlow, ringBase: number, opts: FlowMockOption
   const dgeBase = Math.ceil(end / DGE_WINDOW_ALIGN) * DGE_WINDOW_ALIGN;
   memory.push({ name: 'nxdma.dge', kind: 'dge', base: dgeBase, size: DGE_WINDOW_ALIGN });
   const engines = [...new Set(p.active.map((a) => a.engine))].sort((a, b) => a - b);
-  return new MockDevice({
+  const dev = new MockDevice({
     name: `mock:${p.module.name}`,
     engines: engines.length > 0 ? engines : [0],
     dgeCores: [{ core: 0, dramBase: dgeBase }],
@@ -40,4 +47,18 @@ export function flowMock(p: PreparedFlow, ringBase: number, opts: FlowMockOption
     autoRun: 'none',
     serviceTrace: { limit: opts.traceLimit ?? 1_000_000 },
   });
+  // the host tables as the seed's device starts: no bytes-per-packet preference, every mailbox
+  // {0, 0xFF, 0xFFFF} (never masks)
+  const core = dev.dgeCore(0);
+  dev.memory.write(priorityClassMapAddress(core.dramBase), encodePriorityClassMap([0, 0, 0, 0]));
+  dev.memory.write(
+    mailboxAddress(core.dramBase),
+    encodeMailboxes([
+      MAILBOX_NEVER_MASKS,
+      MAILBOX_NEVER_MASKS,
+      MAILBOX_NEVER_MASKS,
+      MAILBOX_NEVER_MASKS,
+    ]),
+  );
+  return dev;
 }
