@@ -14,6 +14,7 @@ import type { Command } from 'commander';
 import { NxdmaError, hex, isNxdmaError } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
 import { openDevice, type MemorySpec } from '../../driver/mmio/index.ts';
+import { parseBackendList } from '../../compiler/lower/backend.ts';
 import {
   defaultRingBase,
   flowMock,
@@ -64,6 +65,7 @@ interface RunOptions {
   qos?: boolean;
   allowInferred?: boolean;
   iUnderstandThisWritesToHardware?: boolean;
+  dgeBackends?: string;
 }
 
 function parseNumber(v: string | undefined, where: string): number | undefined {
@@ -243,7 +245,9 @@ async function runOne(
   timeline?: string,
 ): Promise<FlowReport> {
   const json = readProgramFile(file);
-  const p = prepareFlow(json, { file });
+  const lowerOpts =
+    o.dgeBackends === undefined ? {} : { availability: parseBackendList(o.dgeBackends) };
+  const p = prepareFlow(json, { file, lower: lowerOpts });
   const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
   const device = deviceFor(o, p, ringBase);
   const bar = progress({ label: basename(file), unit: 'DMAs', enabled: tty });
@@ -255,6 +259,7 @@ async function runOne(
       qos: o.qos !== false,
       allowInferred: o.allowInferred === true,
       trace: o.trace === true,
+      lower: lowerOpts,
       onProgress: (done, total) => bar.update(done, total),
     });
     if (timeline !== undefined) {
@@ -292,6 +297,10 @@ export function register(program: Command, ctx: CliContext): void {
       'leave the arbiters in round robin (do not program each queue from its class)',
     )
     .option('--allow-inferred', 'also write registers that hold inferred facts')
+    .option(
+      '--dge-backends <list>',
+      "the DGE backends the core offers: pool, rtl, software (comma list) or none (default: the ArchLevel's table, docs/lowering.md)",
+    )
     .option('--json', 'print the report(s) as JSON')
     .option('--trace', 'add the micro-op streams, descriptors and packets served')
     .option(
@@ -302,6 +311,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (path: string, o: RunOptions) => {
       const out = ctx.out;
       checkDeviceOptions(o);
+      if (o.dgeBackends !== undefined) parseBackendList(o.dgeBackends);
       parseNumber(o.ringBase, '--ring-base');
       parseNumber(o.seed, '--seed');
       checkTimelineOption(o.timeline, { mock: o.mock === true });
