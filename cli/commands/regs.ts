@@ -6,6 +6,7 @@
  *   nxdma regs write <path> <field=value...> (--mock | --device ...) [--allow-inferred] [--dry-run]
  *   nxdma regs dump [--file F] [--block B] (--mock | --device ...) [--json]
  *   nxdma regs decode <path> <value> [--json]
+ *   nxdma regs export --format svd|ipxact|c-header [...]   (regs-export.ts)
  *
  * `list`: every register word (bundles and register arrays expanded) with its path, absolute
  * offset, access, reset value, provenance and fields. `read`, `write` and `dump` go through the
@@ -34,6 +35,7 @@ import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
 import { badArg } from '../input.ts';
 import { paint, table } from '../output.ts';
+import { registerExport } from './regs-export.ts';
 
 /** One register word as `regs list --json` prints it. */
 export interface RegsListEntry {
@@ -716,4 +718,6 @@ export function register(program: Command, ctx: CliContext): void {
     .action((path: string, value: string, opts: { file?: string; json?: boolean }) =>
       decode(ctx, path, value, opts),
     );
+
+  registerExport(regs, ctx);
 }
