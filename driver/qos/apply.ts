@@ -40,6 +40,11 @@ export interface ApplyQosOptions extends PlanQosOptions {
    */
   savePrevious?: boolean;
   /**
+   * With savePrevious and not a dry run: called with the snapshot after every word is composed and
+   * before the first write (save it there: when it throws, nothing is written).
+   */
+  onPrevious?: (previous: RegisterSnapshot) => void;
+  /**
    * Also read registers the plan sets entirely, so every write reports its old word (the CLI does).
    * Default false: such registers are written without a read and report `old: null`.
    */
@@ -203,6 +208,7 @@ export function applyQos(
       })),
     );
   }
+  if (!dryRun && result.previous && opts.onPrevious) opts.onPrevious(result.previous);
   if (!dryRun) {
     for (const c of composed) {
       if (c.old !== null && c.old === c.next) continue;
