@@ -13,7 +13,6 @@
  * write; a writing apply or restore needs the hardware confirmation (cli/device-options.ts).
  * --mock uses a fresh mock device holding the plan's engines.
  */
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import { NxdmaError, hex } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
@@ -31,7 +30,8 @@ import {
 } from '../../driver/qos/index.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
-import { badArg } from '../input.ts';
+import { InputSet } from '../../common/files.ts';
+import { badArg, readJsonFile, withLocations } from '../input.ts';
 import { paint, table } from '../output.ts';
 import { qosShowTimeline, type QosTimelineOptions } from '../qos-timeline.ts';
 import {
@@ -73,29 +73,19 @@ export interface QosJsonWrite {
   new: number;
 }
 
-function readPlan(file: string): QosPlan {
-  let text: string;
+function readPlan(file: string, inputs?: InputSet): QosPlan {
+  const input = readJsonFile(
+    file,
+    'plan',
+    'PLAN_INVALID',
+    'a JSON QoS plan (driver/qos/plan.schema.json)',
+    inputs,
+  );
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return parseQosPlan(input.json, file);
   } catch (e) {
-    throw badArg(
-      file,
-      `cannot read plan ${file}: ${(e as Error).message}`,
-      'a readable JSON file',
-      file,
-    );
+    throw withLocations(e, input);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new NxdmaError('PLAN_INVALID', `${file}: not JSON: ${(e as Error).message}`, {
-      where: file,
-      expected: 'a JSON QoS plan (driver/qos/plan.schema.json)',
-      actual: (e as Error).message,
-    });
-  }
-  return parseQosPlan(json, file);
 }
 
 function engineFilter(plan: QosPlan, opt: string | undefined): number[] | undefined {
@@ -214,10 +204,11 @@ function jsonWrite(w: QosWrite): QosJsonWrite {
 // ---------------------------------------------------------------------------------------------
 
 function show(ctx: CliContext, file: string, opts: CommonOptions & QosTimelineOptions): void {
-  const plan = readPlan(file);
+  const inputs = new InputSet();
+  const plan = readPlan(file, inputs);
   const engines = engineFilter(plan, opts.engine);
   const program = planQos(plan, { allowInferred: opts.allowInferred, engines });
-  const timeline = qosShowTimeline(plan, file, opts, engines);
+  const timeline = qosShowTimeline(plan, file, opts, engines, inputs);
   if (opts.json) {
     ctx.out.json({
       engines: describeQosPlan(plan, engines),

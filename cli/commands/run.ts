@@ -8,8 +8,8 @@
  * Exit codes: 0 every byte as expected; 1 a mismatch; 2 a bad program, argument or file;
  * 3 a device error.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { NxdmaError, hex, isNxdmaError } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
@@ -31,7 +31,9 @@ import {
   type PreparedFlow,
 } from '../../driver/flow/index.ts';
 import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
-import { badArg, numberArg, readProgramFile } from '../input.ts';
+import { InputSet } from '../../common/files.ts';
+import { LOOP_ITERATIONS, RING_BYTES, budgetLimit, checkBudget } from '../budgets.ts';
+import { badArg, numberArg, readProgramInput, withLocations } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, paint, table } from '../output.ts';
 import { progress } from '../progress.ts';
@@ -74,6 +76,8 @@ interface RunOptions {
   allowInferred?: boolean;
   iUnderstandThisWritesToHardware?: boolean;
   memory?: string[];
+  maxIterations?: string;
+  maxRingBytes?: string;
 }
 
 function parseNumber(v: string | undefined, where: string): number | undefined {
@@ -90,7 +94,11 @@ function parseNumber(v: string | undefined, where: string): number | undefined {
   return n;
 }
 
-/** The program files a path names: the file, or the *.json files of a directory (sorted). */
+/**
+ * The program files a path names: the file, or the *.json entries of a directory (sorted). Every
+ * entry that is not a directory is listed, so a FIFO, a device or a dangling link named *.json is
+ * reported as a failed program (each is read through readInputText, which refuses them).
+ */
 export function programFiles(path: string): string[] {
   let st;
   try {
@@ -107,10 +115,63 @@ export function programFiles(path: string): string[] {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => join(path, f))
-    .filter((f) => statSync(f).isFile());
+    .filter((f) => {
+      try {
+        return !statSync(f).isDirectory();
+      } catch {
+        return lstatSync(f).isSymbolicLink(); // a dangling link: reported when it is read
+      }
+    });
   if (files.length === 0)
     throw badArg(path, `no *.json program in ${path}`, 'a directory holding program files');
   return files;
+}
+
+/** The loop iterations a program asks for (the sum over its loop blocks), read from its JSON. */
+export function loopIterationsOf(json: unknown): { total: number; where: string } {
+  let total = 0;
+  let where = '$';
+  let most = 0;
+  const fns = (json as { functions?: unknown })?.functions;
+  if (!Array.isArray(fns)) return { total, where };
+  fns.forEach((f, fi) => {
+    const blocks = (f as { blocks?: unknown })?.blocks;
+    if (!Array.isArray(blocks)) return;
+    blocks.forEach((b, bi) => {
+      const n = (b as { loop?: { iterations?: unknown } })?.loop?.iterations;
+      if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return;
+      total += n;
+      if (n > most) {
+        most = n;
+        where = `$.functions[${fi}].blocks[${bi}].loop.iterations`;
+      }
+    });
+  });
+  return { total, where };
+}
+
+/**
+ * For a directory run, refuses an output that would land in the program directory with a .json
+ * name: the next run of that directory would take it for a program.
+ */
+export function checkDirectoryRunOutput(file: string, dir: string, option: string): void {
+  if (!file.toLowerCase().endsWith('.json')) return;
+  let outDir: string;
+  let progDir: string;
+  try {
+    progDir = realpathSync(dir);
+    outDir = realpathSync(dirname(resolve(file)));
+  } catch {
+    return;
+  }
+  if (outDir === progDir) {
+    throw badArg(
+      option,
+      `${option} ${file} would put .json files into the program directory ${dir}, which the next run of it would read as programs`,
+      'an output path outside the program directory, or a name not ending in .json',
+      file,
+    );
+  }
 }
 
 /** Checks the device options before anything is read or opened. */
@@ -255,10 +316,24 @@ async function runOne(
   o: RunOptions,
   out: Out,
   tty: boolean,
+  inputs: InputSet,
   timeline?: string,
 ): Promise<FlowReport> {
-  const json = readProgramFile(file);
-  const p = prepareFlow(json, { file });
+  const input = readProgramInput(file, inputs);
+  const loops = loopIterationsOf(input.json);
+  try {
+    const limit = budgetLimit(LOOP_ITERATIONS, o.maxIterations);
+    checkBudget(LOOP_ITERATIONS, limit, loops.total, `${file} ${loops.where}`, loops.where);
+  } catch (e) {
+    throw withLocations(e, input);
+  }
+  let p: PreparedFlow;
+  try {
+    p = prepareFlow(input.json, { file });
+  } catch (e) {
+    throw withLocations(e, input);
+  }
+  checkBudget(RING_BYTES, budgetLimit(RING_BYTES, o.maxRingBytes), p.ringBytes, `${file} rings`);
   const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
   const device = deviceFor(o, p, ringBase);
   const bar = progress({ label: basename(file), unit: 'DMAs', enabled: tty });
@@ -273,11 +348,16 @@ async function runOne(
       onProgress: (done, total) => bar.update(done, total),
     });
     if (timeline !== undefined) {
-      writeTimeline(timeline, device, {
-        title: `nxdma run ${report.program}: queue service (${report.arbitration.mode === 'qos' ? 'QoS from each queue class' : 'round robin'})`,
-        laneName: (engine, qid) =>
-          report.queues.find((q) => q.engine === engine && q.qid === qid)?.name,
-      });
+      writeTimeline(
+        timeline,
+        device,
+        {
+          title: `nxdma run ${report.program}: queue service (${report.arbitration.mode === 'qos' ? 'QoS from each queue class' : 'round robin'})`,
+          laneName: (engine, qid) =>
+            report.queues.find((q) => q.engine === engine && q.qid === qid)?.name,
+        },
+        inputs,
+      );
     }
     return report;
   } finally {
@@ -318,6 +398,14 @@ export function register(program: Command, ctx: CliContext): void {
       '--timeline <file>',
       'draw the mock queue service over time as SVG (a directory run: one file per program)',
     )
+    .option(
+      `${LOOP_ITERATIONS.option} <n>`,
+      `refuse a program whose loops run more iterations than this (default ${LOOP_ITERATIONS.defaultLimit})`,
+    )
+    .option(
+      `${RING_BYTES.option} <n>`,
+      `refuse a program whose rings need more memory than this (default ${RING_BYTES.defaultLimit})`,
+    )
     .addHelpText('after', EXAMPLE)
     .action(async (path: string, o: RunOptions) => {
       const out = ctx.out;
@@ -325,8 +413,26 @@ export function register(program: Command, ctx: CliContext): void {
       parseNumber(o.ringBase, '--ring-base');
       parseNumber(o.seed, '--seed');
       checkTimelineOption(o.timeline, { mock: o.mock === true });
+      budgetLimit(LOOP_ITERATIONS, o.maxIterations);
+      budgetLimit(RING_BYTES, o.maxRingBytes);
       const files = programFiles(path);
       const single = files.length === 1 && !statSync(path).isDirectory();
+      // every program is an input: no output of this run may overwrite one
+      const inputs = new InputSet();
+      for (const f of files) {
+        try {
+          inputs.add(f);
+        } catch {
+          // unreadable: reported when the program is read
+        }
+      }
+      if (o.timeline !== undefined) {
+        for (const f of files) {
+          const tl = timelineFileFor(o.timeline, f, single);
+          if (!single) checkDirectoryRunOutput(tl, path, '--timeline');
+          checkTimelineOption(tl, { mock: true, inputs });
+        }
+      }
       const reports: FlowReport[] = [];
       const failures: { file: string; error: { code: string; message: string } }[] = [];
       let code: number = EXIT.OK;
@@ -334,7 +440,7 @@ export function register(program: Command, ctx: CliContext): void {
         try {
           const tl =
             o.timeline === undefined ? undefined : timelineFileFor(o.timeline, file, single);
-          const r = await runOne(file, o, out, out.tty && !o.json, tl);
+          const r = await runOne(file, o, out, out.tty && !o.json, inputs, tl);
           reports.push(r);
           if (!o.json) {
             for (const line of formatReport(out, r)) out.log(line);
