@@ -288,6 +288,14 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
   };
 }
 
+/** RTL_DIMS: the loop dims of an RTL descriptor program (the 5 of "5 + 2", seed 004 §3.4/§4.1). */
+export const RTL_NEST_DIMS = 5;
+
+/** The deepest loop nest one descriptor program of a DGE backend may hold. */
+export function nestDepth(backend: Backend): number {
+  return backend === 'rtl' ? RTL_NEST_DIMS : Math.min(DGE_SHAPE_DEPTH, BACKEND_DIMS[backend]);
+}
+
 /** Lowers one DMA. */
 function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   const m = ctx.m;
@@ -390,8 +398,9 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       streams.push({
         channel: ec.channel,
         microOps: ops,
-        src: n ? dgeShapeOf(n, true) : null,
-        dst: n ? dgeShapeOf(n, false) : null,
+        // the dge_shape is the firmware's 4-deep view; a deeper RTL program has none
+        src: n && depthOf(n) <= DGE_SHAPE_DEPTH ? dgeShapeOf(n, true) : null,
+        dst: n && depthOf(n) <= DGE_SHAPE_DEPTH ? dgeShapeOf(n, false) : null,
         descriptors: descs,
       });
     }
@@ -413,9 +422,11 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       dst.tensor.address + ds.baseElem * elemSize,
     );
     const transpose = I.transpose !== TransposeKind.none;
+    // Pool and software walk the nest through the 4-deep dge_shape ($S registers); RTL expands
+    // "the 5 + 2-dim form" in hardware (seed 004 §4.1), so an RTL program keeps 5 dims.
     const limits: NestLimits = dge
       ? {
-          maxDepth: Math.min(DGE_SHAPE_DEPTH, BACKEND_DIMS[backend]),
+          maxDepth: nestDepth(backend),
           fieldLimits: true,
           unpairedBelow: transpose ? 0 : 2,
           maxNests: ctx.maxNests,
@@ -486,7 +497,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
             f.dstStep,
           )
         : [];
-    if (gatherXpose) {
+    if (gatherXpose && dge) {
       const rowElems = fx.nums.length === 0 ? 1 : fx.nums[0];
       const rowOk = fx.nums.length === 0 || (fx.nums.length === 1 && fx.steps[0] === 1);
       const innerOk =
