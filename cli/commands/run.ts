@@ -13,7 +13,14 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { NxdmaError, hex, isNxdmaError } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
-import { openDevice, type MemorySpec } from '../../driver/mmio/index.ts';
+import { checkInsideMemory, getProfile, type MemorySpec } from '../../driver/mmio/index.ts';
+import {
+  HARDWARE_CONFIRMATION,
+  checkDeviceChoice,
+  declaredMemory,
+  memoryText,
+  openCliDevice,
+} from '../device-options.ts';
 import {
   defaultRingBase,
   flowMock,
@@ -33,8 +40,8 @@ import { type Out, paint, table } from '../output.ts';
 import { progress } from '../progress.ts';
 import { checkTimelineOption, timelineFileFor, writeTimeline } from '../timeline.ts';
 
-/** The confirmation a hardware run needs. */
-export const HARDWARE_CONFIRMATION = 'i-understand-this-writes-to-hardware';
+/** The confirmation a hardware run needs (the one every writing command takes). */
+export { HARDWARE_CONFIRMATION };
 
 const EXAMPLE = `
 Example:
@@ -52,8 +59,10 @@ mismatches, ... } }. --timeline draws which queue moved how many bytes when, col
 
 A mapped device (writes registers and memory of real hardware):
   $ nxdma run prog.json --device /dev/mem --profile trn2 --ring-base 0x80000000 \\
-      --${HARDWARE_CONFIRMATION}
-The program's regions and the rings are mapped from the device file at their device address.`;
+      --memory 0x4000000+0x100000 --memory 0x80000000+0x100000 --${HARDWARE_CONFIRMATION}
+The program's regions and the rings must lie inside the DMA-visible memory the profile or --memory
+declares (<addr>+<size>[@<file offset>], file offset default: the address); each is mapped from
+the device file there. Memory overlapping a register window of the profile is refused.`;
 
 interface RunOptions {
   mock?: boolean;
@@ -67,6 +76,7 @@ interface RunOptions {
   qos?: boolean;
   allowInferred?: boolean;
   iUnderstandThisWritesToHardware?: boolean;
+  memory?: string[];
   maxIterations?: string;
   maxRingBytes?: string;
 }
@@ -167,52 +177,57 @@ export function checkDirectoryRunOutput(file: string, dir: string, option: strin
 
 /** Checks the device options before anything is read or opened. */
 function checkDeviceOptions(o: RunOptions): void {
-  if (o.mock && o.device !== undefined) {
-    throw badArg(
-      '--mock/--device',
-      'give either --mock or --device <path>, not both',
-      '--mock | --device <path>',
-    );
-  }
-  if (!o.mock && o.device === undefined) {
-    throw badArg(
-      '--mock/--device',
-      'a device is required: --mock for the mock device, or --device <path> --profile trn2 for hardware',
-      '--mock | --device <path> --profile <name>',
-    );
-  }
+  checkDeviceChoice(o, true);
   if (o.device !== undefined) {
-    if (o.profile === undefined)
-      throw badArg(
-        '--profile',
-        '--device needs --profile (for example --profile trn2)',
-        '--profile trn2',
-      );
-    if (!o.iUnderstandThisWritesToHardware) {
-      throw badArg(
-        `--${HARDWARE_CONFIRMATION}`,
-        `a run on --device writes the device's registers and memory; add --${HARDWARE_CONFIRMATION} to confirm`,
-        `--${HARDWARE_CONFIRMATION}`,
-      );
-    }
+    getProfile(o.profile!);
+    declaredMemory(o);
+  } else if (o.memory !== undefined) {
+    throw badArg(
+      '--memory',
+      '--memory declares memory of --device; the mock lays out its own',
+      '--device',
+      o.memory,
+    );
   }
+}
+
+/**
+ * The memory windows of one program on --device: each region and the rings, each inside the
+ * DMA-visible memory the profile or --memory declares, mapped at the matching file offset.
+ * @throws NxdmaError MEMORY_UNMAPPED naming the region and the declared memory.
+ */
+export function programMemory(o: RunOptions, p: PreparedFlow, ringBase: number): MemorySpec[] {
+  const profile = getProfile(o.profile!);
+  const declared: (MemorySpec & { name: string })[] = [
+    ...(profile.dmaMemory ?? []).map((m) => ({ ...m, name: `profile ${profile.name} ${m.name}` })),
+    ...declaredMemory(o).map((m, i) => ({
+      ...m,
+      name: `--memory ${memoryText(m)}` + (i > 0 ? ` (#${i + 1})` : ''),
+    })),
+  ];
+  const wanted = p.module.regions.map((r) => ({
+    name: `region "${r.name}"`,
+    address: r.base,
+    size: r.size,
+  }));
+  if (p.ringBytes > 0) wanted.push({ name: 'the rings', address: ringBase, size: p.ringBytes });
+  return wanted.map((w) => {
+    const d = checkInsideMemory(w, declared) as MemorySpec & { name: string };
+    return {
+      deviceAddress: w.address,
+      fileOffset: d.fileOffset + (w.address - d.deviceAddress),
+      size: w.size,
+    };
+  });
 }
 
 /** The device of one program: a mock laid out for it, or the mapped device. */
 function deviceFor(o: RunOptions, p: PreparedFlow, ringBase: number): Device {
   if (o.mock) return flowMock(p, ringBase);
-  const memory: MemorySpec[] = p.module.regions.map((r) => ({
-    deviceAddress: r.base,
-    fileOffset: r.base,
-    size: r.size,
-  }));
-  if (p.ringBytes > 0)
-    memory.push({ deviceAddress: ringBase, fileOffset: ringBase, size: p.ringBytes });
-  return openDevice({
-    path: o.device!,
-    profile: o.profile as 'trn2',
+  return openCliDevice(o, {
     engines: [...new Set(p.active.map((a) => a.engine))],
-    memory,
+    memory: programMemory(o, p, ringBase),
+    writes: true,
   });
 }
 
@@ -363,6 +378,11 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--device <path>', 'the device file to map (BAR0 resource file, /dev/mem, UIO map)')
     .option('--profile <name>', 'device profile of --device (trn2)')
     .option(`--${HARDWARE_CONFIRMATION}`, 'confirm that --device may write the hardware')
+    .option(
+      '--memory <addr+size[@offset]>',
+      'DMA-visible memory of --device: device address + size, at that file offset (default: the address); repeatable',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
     .option(
       '--ring-base <addr>',
       'device address of the rings (default: the first 1 MiB boundary past the regions)',
