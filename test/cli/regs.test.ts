@@ -55,8 +55,9 @@ describe('nxdma regs list', () => {
     expect(list.every((e) => e.inferred && e.provenance === 'inferred')).toBe(true);
     expect(list.some((e) => e.path === 'AXI_M2S_MLA.high_priority')).toBe(true);
     const m = (
-      (await run('regs', 'list', '--file', 'udma_m2s', '--match', 'DWRR_CFG_2', '--json'))
-        .json as { registers: RegsListEntry[] }
+      (await run('regs', 'list', '--file', 'udma_m2s', '--match', 'DWRR_CFG_2', '--json')).json as {
+        registers: RegsListEntry[];
+      }
     ).registers;
     expect(m.map((e) => e.path)).toEqual(
       Array.from({ length: 16 }, (_, i) => `M2S_Q[${i}].dwrr_cfg_2`),
