@@ -43,7 +43,8 @@ interface ExportCliOptions {
 
 /** What `nxdma regs export --json` prints. */
 export interface RegsExportJson {
-  readonly format: ExportFormat;
+  /** The interchange format (`format` is the version of the JSON document itself). */
+  readonly exportFormat: ExportFormat;
   /** The file written, or null when the export is in `content`. */
   readonly out: string | null;
   readonly bytes: number;
@@ -146,7 +147,7 @@ function run(ctx: CliContext, opts: ExportCliOptions): void {
   const bytes = Buffer.byteLength(result.content, 'utf8');
   if (opts.json) {
     const json: RegsExportJson = {
-      format: result.format,
+      exportFormat: result.format,
       out: written,
       bytes,
       profile: target.profile?.name ?? null,

@@ -35,7 +35,7 @@ describe('nxdma regs export', () => {
     expect(j.code).toBe(EXIT.OK);
     const report = j.json as RegsExportJson;
     expect(report).toMatchObject({
-      format: 'ipxact',
+      exportFormat: 'ipxact',
       out: null,
       profile: null,
       engine: null,
