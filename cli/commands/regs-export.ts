@@ -34,7 +34,7 @@ interface ExportCliOptions {
 
 /** What `nxdma regs export --json` prints. */
 export interface RegsExportJson {
-  /** svd, ipxact or c-header (`format` is the version every --json document carries). */
+  /** The interchange format (`format` is the version of the JSON document itself). */
   readonly exportFormat: ExportFormat;
   /** The file written, or null when the export is in `content`. */
   readonly out: string | null;

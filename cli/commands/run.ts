@@ -31,6 +31,7 @@ import {
   type PreparedFlow,
 } from '../../driver/flow/index.ts';
 import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
+import { type ErrorJson, errorJson, errorLines } from '../contract.ts';
 import { InputSet } from '../../common/files.ts';
 import { LOOP_ITERATIONS, RING_BYTES, budgetLimit, checkBudget } from '../budgets.ts';
 import { badArg, numberArg, readProgramInput, withLocations } from '../input.ts';
@@ -434,7 +435,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
       }
       const reports: FlowReport[] = [];
-      const failures: { file: string; error: { code: string; message: string } }[] = [];
+      const failures: { file: string; error: ErrorJson }[] = [];
       let code: number = EXIT.OK;
       for (const file of files) {
         try {
@@ -451,28 +452,29 @@ export function register(program: Command, ctx: CliContext): void {
           if (single) throw e;
           const c = exitCodeFor(e);
           if (c > code) code = c;
-          const err = isNxdmaError(e)
-            ? { code: e.code, message: e.message }
-            : { code: 'INTERNAL', message: String((e as Error)?.stack ?? e) };
-          failures.push({ file, error: err });
+          failures.push({ file, error: errorJson(e) });
           if (!o.json) {
-            out.err(`${file}: error [${err.code}]: ${err.message}`);
+            for (const l of errorLines(e)) out.err(isNxdmaError(e) ? l : `${l} (${file})`);
             out.log('');
           }
         }
       }
-      const total = totalsOf(reports);
+      // a program that could not run counts as a program, and as a failed one
+      const ran = totalsOf(reports);
+      const total = {
+        ...ran,
+        programs: ran.programs + failures.length,
+        failed: ran.failed + failures.length,
+        invalid: failures.length,
+      };
       if (total.mismatches > 0 && code === EXIT.OK) code = EXIT.VERIFY_FAILED;
       if (o.json) {
         out.json(single ? reports[0] : { reports, failures, total });
       } else if (!single) {
-        const verdict =
-          total.failed === 0 && failures.length === 0
-            ? paint(out, 32, 'OK')
-            : paint(out, 31, 'FAILED');
+        const verdict = total.failed === 0 ? paint(out, 32, 'OK') : paint(out, 31, 'FAILED');
         out.log(
-          `total: ${total.programs} programs run, ${total.passed} passed, ${total.failed} with mismatches` +
-            (failures.length > 0 ? `, ${failures.length} not run` : '') +
+          `total: ${total.programs} programs, ${total.passed} passed, ${total.failed} failed ` +
+            `(${ran.failed} with mismatches, ${failures.length} not run)` +
             `; ${kib(total.bytesMoved)} moved, ${total.verifiedBytes} destination bytes verified, ` +
             `${total.mismatches} mismatches ${verdict}`,
         );
