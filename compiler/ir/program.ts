@@ -83,8 +83,13 @@ const tensorKindName = z.enum([
   'Semaphore',
   'Spill',
 ] as const satisfies readonly TensorKindName[]);
+/** The allowed values of a DMAQoSClass, as error messages name them. */
+export const QOS_CLASS_ALLOWED = 'P0..P14, Default, Unassigned (or an ordinal 0..16)';
+
 const qosClass = z
-  .union([z.enum(DMA_QOS_CLASS_NAMES as [string, ...string[]]), z.number().int().min(0).max(16)])
+  .union([z.enum(DMA_QOS_CLASS_NAMES as [string, ...string[]]), z.number().int().min(0).max(16)], {
+    error: (iss) => `qos one of ${QOS_CLASS_ALLOWED}, got ${JSON.stringify(iss.input)}`,
+  })
   .describe('DMAQoSClass: Unassigned, Default, P0..P14, or its ordinal 0..16');
 
 const engineInfo = z
@@ -332,17 +337,27 @@ export const OptionsSchema = z
   })
   .strict();
 
-const archSchema = z.union([
-  z.literal(10),
-  z.literal(20),
-  z.literal(30),
-  z.literal(40),
-  z.literal(50),
-  z.enum(Object.keys(ArchLevel) as [keyof typeof ArchLevel, ...(keyof typeof ArchLevel)[]]),
-]);
+/** The allowed values of `arch`, as error messages name them. */
+export const ARCH_ALLOWED = `10, 20, 30, 40, 50 (or ${Object.keys(ArchLevel).join(', ')})`;
+
+const archSchema = z.union(
+  [
+    z.literal(10),
+    z.literal(20),
+    z.literal(30),
+    z.literal(40),
+    z.literal(50),
+    z.enum(Object.keys(ArchLevel) as [keyof typeof ArchLevel, ...(keyof typeof ArchLevel)[]]),
+  ],
+  { error: (iss) => `arch one of ${ARCH_ALLOWED}, got ${JSON.stringify(iss.input)}` },
+);
 
 export const ProgramSchema = z
   .object({
+    $schema: z
+      .string()
+      .optional()
+      .describe('the JSON Schema of this document (program.schema.json), for editors; ignored'),
     format: z.literal(PROGRAM_FORMAT).optional(),
     name: name.default('program'),
     description: z.string().optional(),

@@ -13,6 +13,7 @@
  * progress by calling its `step()` between polls (see `clock` in UdmaEngineOptions).
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
+import { safetyFlag } from '../../common/flags.ts';
 import type { Device, MemoryIO, UdmaUnitIO } from '../../csr/io.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
 import { EngineIO, type RegisterWrite } from './engine-io.ts';
@@ -32,8 +33,8 @@ import {
   type Reg,
   type UdmaFileName,
 } from './regs.ts';
-import { ringsOverlap, validateRing, type RingSpec } from './ring.ts';
-import { RegisterShadow } from './shadow.ts';
+import { RingGuard, ringsOverlap, validateRing, type RingSpec } from './ring.ts';
+import { deviceShadow, type RegisterShadow } from './shadow.ts';
 
 /**
  * A device that only makes progress when told to (the mock). `step()` moves at most one packet
@@ -58,7 +59,10 @@ export interface UdmaEngineOptions {
    * skipped and listed in the bring-up report, on the mock as on hardware. Default false.
    */
   allowInferred?: boolean;
-  /** Shared register shadow (give the same one to applyQos). Default: a new one. */
+  /**
+   * Register shadow. Default: the device's own (deviceShadow), which applyQos and every other
+   * layer share; the words it knows belong to the device's register windows either way.
+   */
   shadow?: RegisterShadow;
   /**
    * How `waitIdle` advances a device that does not run by itself. Default: the device's own
@@ -176,6 +180,27 @@ function regs(): EngineRegs {
   return engineRegs;
 }
 
+/** Reads `rings` once (each property once) into plain numbers; RING_INVALID when it has no shape. */
+function snapshotRings(rings: unknown, where: string): QueueRings {
+  const bad = (what: string, actual: unknown): NxdmaError =>
+    new NxdmaError(
+      'RING_INVALID',
+      `${where}: ${what} must be { tx: { base, size }, rx: { base, size } }`,
+      { where, expected: '{ tx: RingSpec, rx: RingSpec }', actual },
+    );
+  if (!rings || typeof rings !== 'object') throw bad('rings', rings);
+  const r = rings as Partial<QueueRings>;
+  const tx: unknown = r.tx;
+  const rx: unknown = r.rx;
+  // A ring that is not an object is left to validateRing, which names the ring and the field.
+  const one = (spec: unknown): RingSpec => {
+    if (!spec || typeof spec !== 'object') return {} as RingSpec;
+    const { base, size } = spec as RingSpec;
+    return { base, size };
+  };
+  return { tx: one(tx), rx: one(rx) };
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => (ms <= 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
 }
@@ -193,6 +218,8 @@ export class UdmaEngine {
   readonly queueCount: number;
   private readonly eio: EngineIO;
   private readonly queues: (UdmaQueue | undefined)[];
+  /** Every ring of this engine's queues: copies may not touch them. */
+  private readonly guard = new RingGuard();
   private broughtUp = false;
 
   constructor(device: Device, engine: number, opts: UdmaEngineOptions = {}) {
@@ -201,10 +228,10 @@ export class UdmaEngine {
     this.unit = device.udma(engine);
     checkUnitWindows(this.unit, engine);
     this.memory = device.memory;
-    this.shadow = opts.shadow ?? new RegisterShadow();
-    this.allowInferred = opts.allowInferred === true;
+    this.shadow = opts.shadow ?? deviceShadow(device);
+    this.allowInferred = safetyFlag(opts.allowInferred, 'UdmaEngine.allowInferred');
     this.clock = opts.clock === undefined ? deviceClockOf(device) : opts.clock;
-    this.checkBuffers = opts.checkBuffers !== false;
+    this.checkBuffers = safetyFlag(opts.checkBuffers, 'UdmaEngine.checkBuffers', true);
     this.queueCount = Math.min(queueCount('udma_m2s'), queueCount('udma_s2m'));
     this.eio = new EngineIO(engine, this.unit, this.shadow);
     this.queues = new Array<UdmaQueue | undefined>(this.queueCount);
@@ -346,38 +373,31 @@ export class UdmaEngine {
   /**
    * Validates the rings of queue q (UDMA-FACTS.md "Rings": base and end 256-byte aligned, size a
    * multiple of 16, 32 <= size <= 2^24 - 16, inside mapped memory, not overlapping another ring of
-   * this engine), then programs both halves (see UdmaQueue.program). Re-initializing a queue drops
-   * its copies in flight.
+   * this engine), then programs both halves (see UdmaQueue.program). The rings are read once into a
+   * private snapshot, which is what gets validated and programmed.
+   *
+   * Initializing a queue that is already initialized programs the same UdmaQueue again (the handle
+   * stays valid, sequence numbers and counters go on): its copies in flight are dropped exactly as
+   * by `reset` (counted in `discarded`, reported discarded, their descriptors scrubbed). A refused
+   * initQueue changes nothing, on the device or in the driver.
    */
   initQueue(q: number, rings: QueueRings): UdmaQueue {
     const where = `udma${this.engine} queue ${q}`;
     this.checkQueue(q, where);
-    if (!rings || typeof rings !== 'object') {
-      throw new NxdmaError(
-        'RING_INVALID',
-        `${where}: rings must be { tx: { base, size }, rx: { base, size } }`,
-        {
-          where,
-          expected: '{ tx: RingSpec, rx: RingSpec }',
-          actual: rings,
-        },
-      );
-    }
-    validateRing(rings.tx, this.memory, `${where} TX ring`);
-    validateRing(rings.rx, this.memory, `${where} RX ring`);
+    const snap = snapshotRings(rings, where);
+    validateRing(snap.tx, this.memory, `${where} TX ring`);
+    validateRing(snap.rx, this.memory, `${where} RX ring`);
     const mine: [string, RingSpec][] = [
-      ['TX', rings.tx],
-      ['RX', rings.rx],
+      ['TX', snap.tx],
+      ['RX', snap.rx],
     ];
     const others: [string, RingSpec][] = [];
     for (const other of this.queues) {
       if (!other || other.index === q) continue;
-      others.push(
-        [`queue ${other.index} TX`, other.rings.tx],
-        [`queue ${other.index} RX`, other.rings.rx],
-      );
+      const o = other.rings;
+      others.push([`queue ${other.index} TX`, o.tx], [`queue ${other.index} RX`, o.rx]);
     }
-    if (ringsOverlap(rings.tx, rings.rx)) others.unshift(['its own TX', rings.tx]);
+    if (ringsOverlap(snap.tx, snap.rx)) others.unshift(['its own TX', snap.tx]);
     for (const [name, ring] of mine) {
       for (const [oname, o] of others) {
         if (o === ring) continue;
@@ -394,10 +414,43 @@ export class UdmaEngine {
         }
       }
     }
-    const queue = new UdmaQueue(this.eio, queueRegs(q), rings, this.memory, this.checkBuffers);
-    queue.program();
-    this.queues[q] = queue;
+    let queue = this.queues[q];
+    if (queue) {
+      queue.reinit(snap);
+    } else {
+      queue = new UdmaQueue(
+        this.eio,
+        queueRegs(q),
+        snap,
+        this.memory,
+        this.checkBuffers,
+        this.guard,
+      );
+      queue.program();
+      this.queues[q] = queue;
+    }
+    this.updateGuard();
     return queue;
+  }
+
+  /** The rings every copy of this engine must stay out of. */
+  private updateGuard(): void {
+    const list = [];
+    for (const h of this.queues) {
+      if (!h) continue;
+      const r = h.rings;
+      for (const [kind, ring] of [
+        ['TX', r.tx],
+        ['RX', r.rx],
+      ] as const) {
+        list.push({
+          base: ring.base,
+          end: ring.base + ring.size * 16,
+          name: `queue ${h.index} ${kind} ring`,
+        });
+      }
+    }
+    this.guard.set(list);
   }
 
   /** The initialized queue q; QUEUE_STATE when initQueue has not run for it. */

@@ -13,7 +13,7 @@ import { BD_MAX_LEN, BD_SIZE, LEN_CTRL, putRx, putTx } from '../../csr/formats/b
 import type { MemoryIO } from '../../csr/io.ts';
 import type { EngineIO } from './engine-io.ts';
 import { ringDoorbells, type HalfQueueRegs, type QueueRegs } from './queue-regs.ts';
-import { RingProducer, type RingSpec } from './ring.ts';
+import { RingProducer, zeroMemory, type RingGuard, type RingSpec } from './ring.ts';
 
 /** Per-copy options. */
 export interface CopyOptions {
@@ -66,6 +66,10 @@ export interface QueueStats {
 
 const TWO_POW_53 = 2 ** 53;
 
+function copyRings(r: QueueRings): QueueRings {
+  return { tx: { base: r.tx.base, size: r.tx.size }, rx: { base: r.rx.base, size: r.rx.size } };
+}
+
 function badArg(where: string, message: string, expected: string, actual: unknown): NxdmaError {
   return new NxdmaError('BAD_ARGUMENT', `${where}: ${message}`, { where, expected, actual });
 }
@@ -73,17 +77,20 @@ function badArg(where: string, message: string, expected: string, actual: unknow
 export class UdmaQueue {
   readonly engine: number;
   readonly index: number;
-  readonly tx: RingProducer;
-  readonly rx: RingProducer;
-  readonly rings: QueueRings;
+  // Producers and rings: replaced when initQueue programs the queue again with other rings.
+  private txp: RingProducer;
+  private rxp: RingProducer;
+  private ringSpecs: QueueRings;
+  /** Rings of the engine a copy may not touch (shared by the engine's queues). */
+  private readonly guard: RingGuard;
   /** Copy entries check that source and destination are mapped device memory. */
   readonly checkBuffers: boolean;
   private readonly eio: EngineIO;
   private readonly regs: QueueRegs;
   private readonly memory: MemoryIO;
   // Completion FIFO: the RX `produced` count at which each in-flight copy ends, and its bytes.
-  private readonly ends: Float64Array;
-  private readonly sizes: Float64Array;
+  private ends: Float64Array;
+  private sizes: Float64Array;
   private fifoHead = 0;
   private fifoCount = 0;
   private pausedFlag = false;
@@ -111,6 +118,7 @@ export class UdmaQueue {
     rings: QueueRings,
     memory: MemoryIO,
     checkBuffers: boolean,
+    guard: RingGuard,
   ) {
     this.eio = eio;
     this.engine = eio.engine;
@@ -119,11 +127,27 @@ export class UdmaQueue {
     this.regs = regs;
     this.memory = memory;
     this.checkBuffers = checkBuffers;
-    this.rings = { tx: { ...rings.tx }, rx: { ...rings.rx } };
-    this.tx = new RingProducer('tx', rings.tx, memory);
-    this.rx = new RingProducer('rx', rings.rx, memory);
+    this.guard = guard;
+    this.ringSpecs = copyRings(rings);
+    this.txp = new RingProducer('tx', this.ringSpecs.tx, memory);
+    this.rxp = new RingProducer('rx', this.ringSpecs.rx, memory);
     this.ends = new Float64Array(rings.rx.size);
     this.sizes = new Float64Array(rings.rx.size);
+  }
+
+  /** The TX (M2S) ring's producer. */
+  get tx(): RingProducer {
+    return this.txp;
+  }
+
+  /** The RX (S2M) ring's producer. */
+  get rx(): RingProducer {
+    return this.rxp;
+  }
+
+  /** Where the rings live (a copy). */
+  get rings(): QueueRings {
+    return copyRings(this.ringSpecs);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -135,10 +159,36 @@ export class UdmaQueue {
    * ring: completion is read from the heads), cfg with the enable bits (unless paused).
    */
   program(): void {
-    this.programHalf(this.regs.m2s, this.rings.tx, !this.pausedFlag);
-    this.programHalf(this.regs.s2m, this.rings.rx, true);
-    this.tx.reset();
-    this.rx.reset();
+    this.reprogram(this.ringSpecs);
+  }
+
+  /**
+   * Programs the queue onto `rings` (already validated by the engine): every copy in flight is
+   * dropped and accounted (`discarded`, reported discarded), and every descriptor slot the driver
+   * wrote since the last reset that the restarted queue will fetch from again is zeroed while its
+   * half is stopped and reset. rst_q restarts the engine's phase at ring id 1, the id the dropped
+   * descriptors of the first lap carry; a zero descriptor carries ring id 0, which the restarted
+   * ring expects only on its fourth lap, after the producer has rewritten every slot. A stray
+   * doorbell past the producer therefore meets a ring-id mismatch and stalls, never a dropped copy.
+   */
+  private reprogram(rings: QueueRings): void {
+    const stale = [this.txp.writtenRange(), this.rxp.writtenRange()].filter((r) => r.end > r.base);
+    this.dropInFlight();
+    if (rings !== this.ringSpecs) {
+      this.ringSpecs = rings;
+      this.txp = new RingProducer('tx', rings.tx, this.memory);
+      this.rxp = new RingProducer('rx', rings.rx, this.memory);
+      this.ends = new Float64Array(rings.rx.size);
+      this.sizes = new Float64Array(rings.rx.size);
+    }
+    this.programHalf(this.regs.m2s, rings.tx, !this.pausedFlag, stale);
+    this.programHalf(this.regs.s2m, rings.rx, true, stale);
+    this.txp.reset();
+    this.rxp.reset();
+  }
+
+  /** Drops every copy in flight, accounting for each (discarded, and reported discarded). */
+  private dropInFlight(): void {
     if (this.fifoCount > 0) {
       this.dropped.push([this.submitted - this.fifoCount + 1, this.submitted]);
       this.discarded += this.fifoCount;
@@ -147,11 +197,32 @@ export class UdmaQueue {
     this.fifoCount = 0;
   }
 
-  private programHalf(h: HalfQueueRegs, ring: RingSpec, enable: boolean): void {
+  /**
+   * @internal Programs the queue again on new rings (UdmaEngine.initQueue on an initialized
+   * queue, rings validated there): in-flight copies are dropped as by `reset`; sequence numbers
+   * and counters go on.
+   */
+  reinit(rings: QueueRings): void {
+    this.reprogram(copyRings(rings));
+  }
+
+  private programHalf(
+    h: HalfQueueRegs,
+    ring: RingSpec,
+    enable: boolean,
+    stale: readonly { base: number; end: number }[],
+  ): void {
     const eio = this.eio;
     const cfg = eio.current(h.cfg);
     eio.write(h.cfg, (cfg & ~h.enableMask) >>> 0);
     eio.write(h.swCtrl, h.swCtrl.encode({ [h.rstQ.name]: 1 }, 0));
+    // The half is stopped and reset: scrub what it will fetch again.
+    const end = ring.base + ring.size * BD_SIZE;
+    for (const r of stale) {
+      const lo = Math.max(r.base, ring.base);
+      const hi = Math.min(r.end, end);
+      if (hi > lo) zeroMemory(this.memory, lo, hi - lo);
+    }
     const lo = ring.base % 2 ** 32;
     const hi = Math.floor(ring.base / 2 ** 32);
     eio.write(h.baseLo.reg, h.baseLo.reg.encode({ [h.baseLo.name]: lo >>> h.baseLo.lsb }));
@@ -214,6 +285,8 @@ export class UdmaQueue {
       dst >= 0 &&
       dst + bytes <= TWO_POW_53 &&
       (src >= dst + bytes || dst >= src + bytes) &&
+      (src + bytes <= this.guard.lo || src >= this.guard.hi || !this.guard.hit(src, bytes)) &&
+      (dst + bytes <= this.guard.lo || dst >= this.guard.hi || !this.guard.hit(dst, bytes)) &&
       (!this.checkBuffers || (this.memory.isMapped(src, bytes) && this.memory.isMapped(dst, bytes)))
     ) {
       return Math.ceil(bytes / BD_MAX_LEN);
@@ -273,6 +346,23 @@ export class UdmaQueue {
         },
       );
     }
+    for (const [side, addr] of [
+      ['source', src],
+      ['destination', dst],
+    ] as const) {
+      const ring = this.guard.hit(addr, bytes);
+      if (ring) {
+        return new NxdmaError(
+          'MEMORY_OVERLAP',
+          `${where}: ${side} ${hex(addr)}+${bytes} overlaps the ${ring.name} at ${hex(ring.base)}..${hex(ring.end)}: a copy may not read or write descriptor rings`,
+          {
+            where,
+            expected: `a ${side} outside every ring of the engine`,
+            actual: { [side]: hex(addr), bytes, ring: ring.name },
+          },
+        );
+      }
+    }
     const side = !this.memory.isMapped(src, bytes) ? 'source' : 'destination';
     const addr = side === 'source' ? src : dst;
     return new NxdmaError(
@@ -291,8 +381,8 @@ export class UdmaQueue {
    * the driver's own count says there may not be. Throws RING_FULL (nothing written) otherwise.
    */
   private ensureRoom(n: number, copies: number, where: string): void {
-    const tx = this.tx;
-    const rx = this.rx;
+    const tx = this.txp;
+    const rx = this.rxp;
     if (rx.room < n) this.readRxHead();
     if (tx.room < n) this.readTxHead();
     if (tx.room >= n && rx.room >= n) return;
@@ -334,35 +424,69 @@ export class UdmaQueue {
     const where = this.where;
     if (!Array.isArray(copies))
       throw badArg(where, 'copyBatch takes an array of copies', 'CopyRequest[]', copies);
+    // A private snapshot: every value is read once (getters, Proxies), then validated, then
+    // written from the snapshot.
+    const count = copies.length;
+    if (!Number.isSafeInteger(count) || count < 0)
+      throw badArg(where, 'copyBatch: the array length is not a count', 'an array', count);
+    // Every copy takes at least one descriptor: a batch longer than a ring never fits (and the
+    // snapshot stays bounded by the ring size).
+    if (count > this.txp.size || count > this.rxp.size) throw this.batchTooBig(count, count);
+    const b = this.snap;
+    const bs = b.src;
+    const bd = b.dst;
+    const bb = b.bytes;
+    const bf = b.flags;
     let n = 0;
-    for (let i = 0; i < copies.length; i++) {
-      const c = copies[i];
+    for (let i = 0; i < count; i++) {
+      const c: unknown = copies[i];
       if (c === null || typeof c !== 'object')
         throw badArg(`${where} batch[${i}]`, 'not a copy request', '{ src, dst, bytes }', c);
-      n += this.check(c.src, c.dst, c.bytes, i);
+      const r = c as CopyRequest;
+      const src = r.src;
+      const dst = r.dst;
+      const bytes = r.bytes;
+      // check() refuses anything but safe integers, so the snapshot holds exactly these numbers.
+      n += this.check(src, dst, bytes, i);
+      bs[i] = src;
+      bd[i] = dst;
+      bb[i] = bytes;
+      bf[i] = (r.barrier === true ? 1 : 0) | (r.interrupt === true ? 2 : 0);
     }
     if (n === 0) return this.submitted;
-    if (n > this.tx.size || n > this.rx.size) {
-      this.refused += copies.length;
-      throw new NxdmaError(
-        'RING_FULL',
-        `${where}: the batch needs ${n} descriptors per ring, more than the rings hold (TX ${this.tx.size}, RX ${this.rx.size})`,
-        {
-          where,
-          expected: `at most ${Math.min(this.tx.size, this.rx.size)} descriptors per batch`,
-          actual: n,
-          needed: n,
-        },
-      );
-    }
-    this.ensureRoom(n, copies.length, where);
-    for (let i = 0; i < copies.length; i++) {
-      const c = copies[i];
-      this.emit(c.src, c.dst, c.bytes, c.barrier === true, c.interrupt === true);
+    if (n > this.txp.size || n > this.rxp.size) throw this.batchTooBig(n, count);
+    this.ensureRoom(n, count, where);
+    for (let i = 0; i < count; i++) {
+      const f = bf[i];
+      this.emit(bs[i], bd[i], bb[i], (f & 1) !== 0, (f & 2) !== 0);
     }
     this.ring(n);
     return this.submitted;
   }
+
+  /** RING_FULL for a batch needing `n` descriptors, more than a ring holds. */
+  private batchTooBig(n: number, count: number): NxdmaError {
+    this.refused += count;
+    const where = this.where;
+    return new NxdmaError(
+      'RING_FULL',
+      `${where}: the batch needs ${count === n ? 'at least ' : ''}${n} descriptors per ring, more than the rings hold (TX ${this.txp.size}, RX ${this.rxp.size})`,
+      {
+        where,
+        expected: `at most ${Math.min(this.txp.size, this.rxp.size)} descriptors per batch`,
+        actual: n,
+        needed: n,
+      },
+    );
+  }
+
+  /** Reused snapshot of a batch (plain arrays: small integers stay unboxed). */
+  private readonly snap = {
+    src: [] as number[],
+    dst: [] as number[],
+    bytes: [] as number[],
+    flags: [] as number[],
+  };
 
   /** Writes one copy's descriptors (room already checked) and queues its completion entry. */
   private emit(
@@ -372,8 +496,8 @@ export class UdmaQueue {
     barrier: boolean,
     interrupt: boolean,
   ): void {
-    const tx = this.tx;
-    const rx = this.rx;
+    const tx = this.txp;
+    const rx = this.rxp;
     const txw = tx.words;
     const rxw = rx.words;
     // Producer state in locals for the loop; stored back once.
@@ -460,19 +584,19 @@ export class UdmaQueue {
   }
 
   private readRxHead(): void {
-    this.head(this.regs.s2m, this.rx);
+    this.head(this.regs.s2m, this.rxp);
     // An RX descriptor is consumed only after its TX pair: the RX count bounds the TX count.
-    this.tx.consumedAtLeast(this.rx.consumed);
+    this.txp.consumedAtLeast(this.rxp.consumed);
     this.retire();
   }
 
   private readTxHead(): void {
-    this.head(this.regs.m2s, this.tx);
+    this.head(this.regs.m2s, this.txp);
   }
 
   /** Pops every copy whose last RX descriptor is consumed. */
   private retire(): number {
-    const consumed = this.rx.consumed;
+    const consumed = this.rxp.consumed;
     const ends = this.ends;
     let done = 0;
     while (this.fifoCount > 0 && ends[this.fifoHead] <= consumed) {
