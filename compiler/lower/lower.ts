@@ -28,7 +28,7 @@ import {
 } from '../../csr/formats/dge-desc.ts';
 import { toPriorityClass } from '../../csr/formats/qos-class.ts';
 import type { AccessPattern } from '../ir/access-pattern.ts';
-import { DTYPE_CODE, DstReduce, TransposeKind } from '../ir/enums.ts';
+import { DTYPE_CODE, DstReduce, MemoryType, TransposeKind } from '../ir/enums.ts';
 import type { Block, DmaQueue, Instr, Module, Region, Tensor } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
 import {
@@ -47,6 +47,8 @@ import {
   nestDescriptors,
   nestMicroOps,
   type EmitContext,
+  transferDir,
+  type IndexedRow,
   type IndirectFields,
 } from './emit.ts';
 import { countPieces, walkOf, walkRanges, type Walk } from './expand.ts';
@@ -431,6 +433,10 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     channel: 0,
     channelMask,
     regwrite: hasRegwrite(m.arch),
+    dir: transferDir(
+      src.tensor.region.memType === MemoryType.DRAM,
+      dst.tensor.region.memType === MemoryType.DRAM,
+    ),
     priorityClass,
     dtype: DTYPE_CODE[src.tensor.dtype],
     computeOp: COMPUTE_OP[I.dstReduce],
@@ -546,20 +552,29 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     const xAddr = X.tensor.address;
     const yAddr = Y.tensor.address + sp.inner.baseElem * elemSize;
     // the channel program of one indexed row stream (kept only when the records are)
-    const indirectOps = (f: IndirectFields): MicroOp[] =>
-      ctx.keep
-        ? indirectMicroOps(
-            ec,
-            BACKEND_DIMS[backend],
-            f.elemSize,
-            f.src,
-            f.dst,
-            f.rowElems,
-            f.numIdx,
-            f.srcStep,
-            f.dstStep,
-          )
-        : [];
+    // the channel program of one indexed row stream (kept only when the records are): one
+    // GENERATE per indexed row, its addresses from the index tensor's values (read-only: init)
+    const idxValues = idxT.init ?? [];
+    const indirectOps = (f: IndirectFields, xpose: boolean): MicroOp[] => {
+      if (!ctx.keep) return [];
+      const rows: IndexedRow[] = [];
+      const g = f.side === IndirectSide.GATHER;
+      for (let i = 0; i < f.numIdx; i++) {
+        const r = idxValues[i] ?? 0;
+        rows.push({
+          src: f.src + (g ? r : i) * f.srcStep * f.elemSize,
+          dst: xpose ? f.dst + i * f.elemSize : f.dst + (g ? i : r) * f.dstStep * f.elemSize,
+        });
+      }
+      return indirectMicroOps(
+        ec,
+        BACKEND_DIMS[backend],
+        f.elemSize,
+        rows,
+        f.rowElems,
+        xpose ? f.dstStep : 1,
+      );
+    };
     if (gatherXpose && dge) {
       const rowElems = fx.nums.length === 0 ? 1 : fx.nums[0];
       const rowOk = fx.nums.length === 0 || (fx.nums.length === 1 && fx.steps[0] === 1);
@@ -596,7 +611,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       nextChannel();
       const d = gatherXposeDescriptor(ec, f);
       gatherCheck(lab, d, idxT);
-      addStream(indirectOps(f), null, [d]);
+      addStream(indirectOps(f, true), null, [d]);
     } else {
       // rows: pair the indexed side's free dims with the direct side's inner block
       const rowNest = gather
@@ -640,7 +655,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
           }
           if (dge) {
             nextChannel();
-            addStream(indirectOps(f), null, [indirectDescriptor(ec, f)]);
+            addStream(indirectOps(f, false), null, [indirectDescriptor(ec, f)]);
           } else {
             walks.push({
               type: 'indirect',

@@ -116,3 +116,39 @@ describe("seed 004 §4.2: the backend availability table (the firmware's runtime
     expect(() => parseBackendList('')).toThrow(/empty/);
   });
 });
+
+describe('seed 004 §5.1: "for an indirect gather, one GENERATE per gathered row"', () => {
+  it('an INDIRECT1D gather issues one GENERATE per row, addr = the row the index names, each with its DIMPUSHes', () => {
+    const idx = [15, 3, 0, 7, 9, 1, 12, 5, 2, 14, 6, 11, 4, 13, 8, 10];
+    const low = lowered(
+      (bb) =>
+        bb.load({
+          name: 'g',
+          src: {
+            tensor: 'x',
+            partition: [64, 16],
+            free: [[1, 64]],
+            dynamic: { vector: { indexTensor: 'idx' } },
+          },
+          dst: { tensor: 't', partition: [64, 16], free: [[1, 64]] },
+        }),
+      30,
+      { dgeLevels: ['vector_dynamic_offsets'] },
+    );
+    const d = low.dmas[0];
+    expect(d.backend).toBe('pool');
+    expect(d.streams).toHaveLength(1);
+    const ops = d.streams[0].microOps;
+    const gens = ops.filter((o) => o.op === 'GENERATE');
+    expect(gens).toHaveLength(16);
+    expect(gens.map((o) => (o as { addr: number }).addr)).toEqual(
+      idx.map((r) => 0x1_0000_0000 + r * 64 * 4),
+    );
+    expect(ops.map(formatMicroOp).slice(0, 4)).toEqual([
+      'push REGWRITE to DMA[0]',
+      'push GENERATE to DMA[0]: RD : addr=0x100000f00, elem_size=4, sem_num=-1',
+      'push DIMPUSH to DMA[0]: [64,64][1,1]',
+      'push DIMPUSH to DMA[0]: [1,1][0,0]',
+    ]);
+  });
+});
