@@ -14,7 +14,7 @@
  * - the direction is WR when the destination is DRAM and the source is not, RD otherwise (DRAM ->
  *   DRAM and on-chip -> on-chip copies read: their GENERATE names the source);
  * - the REGWRITE (ArchLevel < 40) writes MEMCOPY_DMA_CFG (local register 40, byte offset 0xA0):
- *   lo16 = the DMA channels the queue may use, hi16 = 0xFFFF (the ring placement is the driver's);
+ *   lo16 = the DMA channels the DMA may use, hi16 = the queues (options.memcopyDmaCfg);
  * - DIMPUSHes are issued innermost dimension first (k advances per DIMPUSH: k = 0 is the inner
  *   dim of the descriptor's [inner, outer] arrays).
  */
@@ -25,12 +25,16 @@ import {
   type DgeDescriptor,
 } from '../../csr/formats/dge-desc.ts';
 import { MicroOpDir, dimpush, type MicroOp } from '../../csr/formats/dge-ops.ts';
+import {
+  MEMCOPY_DMA_CFG,
+  MEMCOPY_DMA_CFG_OFFSET,
+  packDmaCfg,
+} from '../../csr/formats/dge-local-regs.ts';
 import { DstReduce } from '../ir/enums.ts';
 import type { Nest } from './shape.ts';
 
 /** AWS_NEURON_ISA_XT_MEMCOPY_DMA_CFG is local register 40 (seed 004 §5.4); registers are 4 bytes. */
-export const MEMCOPY_DMA_CFG = 40;
-export const MEMCOPY_DMA_CFG_OFFSET = MEMCOPY_DMA_CFG * 4;
+export { MEMCOPY_DMA_CFG, MEMCOPY_DMA_CFG_OFFSET };
 
 /** No semaphore (sem_num -1). */
 const NO_SEM = -1;
@@ -49,6 +53,8 @@ export interface EmitContext {
   channel: number;
   /** Channels the queue may use (lo16 of MEMCOPY_DMA_CFG). */
   channelMask: number;
+  /** The queues the DGE engine may use (hi16 of MEMCOPY_DMA_CFG). */
+  queueMask: number;
   regwrite: boolean;
   /** The transfer's direction: RD (addr = source) or WR (addr = destination). */
   dir: number;
@@ -66,7 +72,7 @@ function regwrite(ctx: EmitContext, out: MicroOp[]): void {
     op: 'REGWRITE',
     dma: ctx.channel,
     reg: MEMCOPY_DMA_CFG_OFFSET,
-    value: ((0xffff << 16) | (ctx.channelMask & 0xffff)) >>> 0,
+    value: packDmaCfg({ dmas: ctx.channelMask & 0xffff, queues: ctx.queueMask }),
   });
 }
 

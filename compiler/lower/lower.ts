@@ -26,6 +26,7 @@ import {
   type BoundCheck,
   type DgeDescriptor,
 } from '../../csr/formats/dge-desc.ts';
+import { carveoutCapacity } from '../../csr/formats/dge-local-regs.ts';
 import { toPriorityClass } from '../../csr/formats/qos-class.ts';
 import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DTYPE_CODE, DstReduce, MemoryType, TransposeKind } from '../ir/enums.ts';
@@ -247,7 +248,9 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     // the backend availability table: the ArchLevel's default, then the program's, then the caller's
     avail: { ...availabilityFor(m.arch), ...m.options.backends, ...opts.availability },
     maxPerPacket: opts.maxDescPerPacket ?? DEFAULT_MAX_DESC_PER_PACKET,
-    carveout: opts.carveoutDescriptors ?? DEFAULT_CARVEOUT_DESCRIPTORS,
+    // MEMCOPY_CARVEOUT_CFG: "The size of the carveout region (minus the reserved ones) limits the
+    // maximum number of descriptors in a single memcopy"
+    carveout: opts.carveoutDescriptors ?? carveoutCapacity(m.options.memcopyCarveoutCfg),
     ringSize: opts.ringSize ?? DEFAULT_RING_SIZE,
     maxNests: opts.maxNests ?? DEFAULT_MAX_NESTS,
     keep: opts.keepRecords !== false,
@@ -418,12 +421,14 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   // the queue's channels, ANDed with what the DGE mailboxes leave this priority (seed 004 §7.2:
   // "if the DGE operation's priority > the mailbox priority, AND-mask the 16-bit DMA bitmask")
   let channelMask = channels >= 16 ? 0xffff : (1 << channels) - 1;
+  // MEMCOPY_DMA_CFG lo16: "which DMAs in the TPB may be used by this engine"
+  if (dge) channelMask &= m.options.memcopyDmaCfg.dmas;
   if (dge && ctx.dmaMask !== null) channelMask &= ctx.dmaMask(priorityClass);
   if (dge && channelMask === 0) {
     throw lowerError(
       lab,
-      `the DGE mailboxes leave priority class ${priorityClass} no DMA channel of the queue's ${channels}`,
-      'at least one DMA channel enabled (mailbox bitmask AND the queue channels)',
+      `MEMCOPY_DMA_CFG and the DGE mailboxes leave priority class ${priorityClass} no DMA channel of the queue's ${channels}`,
+      'at least one DMA channel enabled (MEMCOPY_DMA_CFG lo16 AND mailbox bitmask AND the queue channels)',
       0,
     );
   }
@@ -432,6 +437,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   const ec: EmitContext = {
     channel: 0,
     channelMask,
+    queueMask: m.options.memcopyDmaCfg.queues,
     regwrite: hasRegwrite(m.arch),
     dir: transferDir(
       src.tensor.region.memType === MemoryType.DRAM,

@@ -182,6 +182,7 @@ describe('golden vectors: DIRECT2D compute_op and DMA_CONFIGS', () => {
   const ctx = (computeOp: number, priorityClass: number): EmitContext => ({
     channel: 0,
     channelMask: 0xffff,
+    queueMask: 0xffff,
     regwrite: true,
     dir: 0,
     priorityClass,
