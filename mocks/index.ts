@@ -16,7 +16,7 @@ export type {
   RegisterAccessEvent,
   RegisterFileCounters,
 } from './register-file.ts';
-export { MockUdmaUnit, MOCK_QUEUE_STATUS, INITIAL_RING_ID } from './udma-unit.ts';
+export { MockUdmaUnit, MOCK_QUEUE_STATUS } from './udma-unit.ts';
 export type {
   AutoRun,
   MockUdmaUnitOptions,

@@ -15,22 +15,18 @@
  */
 import type { Command } from 'commander';
 import { NxdmaError, hex } from '../../common/errors.ts';
+import { regFileMaps } from '../../csr/generated/index.ts';
+import { registerAt } from '../../csr/runtime/accessor.ts';
+import { fieldValue } from '../../csr/runtime/fields.ts';
+import { REGFILE_NAMES, isRegFileName, regFile, type RegFileName } from '../../csr/schema/files.ts';
 import {
-  REGFILE_NAMES,
-  fieldValue,
   findInstance,
-  isRegFileName,
-  regFile,
-  regFileMaps,
-  registerAt,
   type FieldModel,
   type RegFileModel,
-  type RegFileName,
   type RegisterInstance,
-} from '../../csr/index.ts';
+} from '../../csr/schema/model.ts';
 import type { Device, RegisterIO } from '../../csr/io.ts';
-import { getProfile, openDevice } from '../../driver/mmio/index.ts';
-import { MockDevice } from '../../mocks/index.ts';
+import { getProfile } from '../../csr/profiles.ts';
 import type { CliContext } from '../main.ts';
 import { badArg } from '../input.ts';
 import { paint, table } from '../output.ts';
@@ -306,13 +302,19 @@ function printValue(ctx: CliContext, v: RegsValue, suffix = ''): void {
   }
 }
 
-/** The device the options name: a fresh mock, or a mapped device file. Validated before opening. */
-function openTarget(opts: DeviceCliOptions): {
+/** A device opened for one command, with the engine and DGE core it addresses. */
+interface Target {
   device: Device;
   engine: number;
   core: number;
   close(): void;
-} {
+}
+
+/**
+ * The device the options name: a fresh mock, or a mapped device file. Validated before opening.
+ * The mock and the mapped back end are loaded only by the commands that open one.
+ */
+async function openTarget(opts: DeviceCliOptions): Promise<Target> {
   const engine = parseUint(opts.engine);
   if (engine === undefined) {
     throw badArg(
@@ -342,6 +344,7 @@ function openTarget(opts: DeviceCliOptions): {
     );
   }
   if (opts.mock) {
+    const { MockDevice } = await import('../../mocks/device.ts');
     const device = new MockDevice({
       profile: opts.profile,
       engines: [engine],
@@ -349,6 +352,7 @@ function openTarget(opts: DeviceCliOptions): {
     });
     return { device, engine, core, close: () => undefined };
   }
+  const { openDevice } = await import('../../driver/mmio/device.ts');
   const device = openDevice({
     path: opts.device!,
     profile: getProfile(opts.profile),
@@ -377,8 +381,8 @@ function deviceLabel(t: { device: Device; engine: number; core: number }, file: 
     : `${t.device.name}, engine ${t.engine}`;
 }
 
-function withTarget<T>(opts: DeviceCliOptions, f: (t: ReturnType<typeof openTarget>) => T): T {
-  const t = openTarget(opts);
+async function withTarget<T>(opts: DeviceCliOptions, f: (t: Target) => T): Promise<T> {
+  const t = await openTarget(opts);
   try {
     return f(t);
   } finally {
@@ -386,11 +390,7 @@ function withTarget<T>(opts: DeviceCliOptions, f: (t: ReturnType<typeof openTarg
   }
 }
 
-function handleFor(
-  t: ReturnType<typeof openTarget>,
-  inst: RegisterInstance,
-  allowInferred = false,
-) {
+function handleFor(t: Target, inst: RegisterInstance, allowInferred = false) {
   return registerAt(regFileMaps[inst.file as RegFileName], windowOf(t, inst.file), inst.path, {
     hardware: t.device.isHardware,
     allowInferred,
@@ -401,9 +401,9 @@ interface ReadOptions extends DeviceCliOptions {
   file?: string;
 }
 
-function read(ctx: CliContext, path: string, opts: ReadOptions): void {
+async function read(ctx: CliContext, path: string, opts: ReadOptions): Promise<void> {
   const { inst } = resolveWord(path, opts.file);
-  withTarget(opts, (t) => {
+  await withTarget(opts, (t) => {
     const h = handleFor(t, inst);
     const v = regsValue(inst, h.readRaw());
     if (opts.json) ctx.out.json({ ...v, device: t.device.name, engine: t.engine });
@@ -496,7 +496,12 @@ function parseAssignments(inst: RegisterInstance, args: readonly string[]): Reco
   return out;
 }
 
-function write(ctx: CliContext, path: string, assignments: string[], opts: WriteOptions): void {
+async function write(
+  ctx: CliContext,
+  path: string,
+  assignments: string[],
+  opts: WriteOptions,
+): Promise<void> {
   const { inst } = resolveWord(path, opts.file);
   const update = parseAssignments(inst, assignments);
   const reg = inst.register;
@@ -512,7 +517,7 @@ function write(ctx: CliContext, path: string, assignments: string[], opts: Write
       },
     );
   }
-  withTarget(opts, (t) => {
+  await withTarget(opts, (t) => {
     // The runtime decides the word (modify: read, fields replaced; write: from the reset word);
     // the capture records it, and forwards it unless this is a dry run.
     const cap = new WriteCapture(windowOf(t, inst.file), !opts.dryRun);
@@ -554,7 +559,7 @@ interface DumpOptions extends DeviceCliOptions {
   block?: string;
 }
 
-function dump(ctx: CliContext, opts: DumpOptions): void {
+async function dump(ctx: CliContext, opts: DumpOptions): Promise<void> {
   let files = opts.file
     ? parseFiles(opts.file)
     : opts.mock
@@ -573,7 +578,7 @@ function dump(ctx: CliContext, opts: DumpOptions): void {
     }
     files = with_;
   }
-  withTarget(opts, (t) => {
+  await withTarget(opts, (t) => {
     const out: (RegsValue & { device: string })[] = [];
     for (const n of files) {
       const model = regFile(n);

@@ -280,13 +280,41 @@ export const udma_m2s = {
           addressInferred: false,
           fields: {
             /** comp_ctrl[1:0] · RO · reset unknown · public: Completion control state. Values: 0 idle, 1 normal, 2 abort. */
-            comp_ctrl: { lsb: 0, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            comp_ctrl: {
+              lsb: 0,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** stream_if[5:4] · RO · reset unknown · public: Stream interface state. Values: 0 idle, 1 normal, 2 abort. */
-            stream_if: { lsb: 4, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            stream_if: {
+              lsb: 4,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** data_rd_ctrl[9:8] · RO · reset unknown · public: Data control state. Values: 0 idle, 1 normal, 2 abort. */
-            data_rd_ctrl: { lsb: 8, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            data_rd_ctrl: {
+              lsb: 8,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** desc_pref[13:12] · RO · reset unknown · public: Descriptor prefetch state. Values: 0 idle, 1 normal, 2 abort. */
-            desc_pref: { lsb: 12, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            desc_pref: {
+              lsb: 12,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
           },
         },
         /**
@@ -480,7 +508,14 @@ export const udma_m2s = {
             /** max_desc_per_pkt[11:0] · RW · reset 0x40 · seed: Maximum descriptors per packet. */
             max_desc_per_pkt: { lsb: 0, width: 12, access: 'RW', reset: 0x40, inferred: false },
             /** pref_force_rr[16] · RW · reset 0x1 · seed: Force round robin in the prefetch arbiter and the packet scheduler (post rate control); 0: arbitration based on queue QoS. Resets to 1 (round robin). Values: 0 qos, 1 round_robin. */
-            pref_force_rr: { lsb: 16, width: 1, access: 'RW', reset: 0x1, inferred: false },
+            pref_force_rr: {
+              lsb: 16,
+              width: 1,
+              access: 'RW',
+              reset: 0x1,
+              inferred: false,
+              values: { qos: 0, round_robin: 1 },
+            },
           },
         },
         /**
@@ -556,9 +591,23 @@ export const udma_m2s = {
           addressInferred: false,
           fields: {
             /** en_dwrr[0] · RW · reset 0x0 · seed: Enable the DWRR scheduler; 0: queues with the same QoS are served round robin. Values: 0 round_robin, 1 dwrr. */
-            en_dwrr: { lsb: 0, width: 1, access: 'RW', reset: 0x0, inferred: false },
+            en_dwrr: {
+              lsb: 0,
+              width: 1,
+              access: 'RW',
+              reset: 0x0,
+              inferred: false,
+              values: { round_robin: 0, dwrr: 1 },
+            },
             /** pkt_mode_en[4] · RW · reset 0x0 · seed: 0: byte mode, 1: packet mode. Values: 0 byte, 1 packet. */
-            pkt_mode_en: { lsb: 4, width: 1, access: 'RW', reset: 0x0, inferred: false },
+            pkt_mode_en: {
+              lsb: 4,
+              width: 1,
+              access: 'RW',
+              reset: 0x0,
+              inferred: false,
+              values: { byte: 0, packet: 1 },
+            },
             /** weight_inc[9:8] · RW · reset 0x2 · seed: Exponential weight increment between DWRR iterations. */
             weight_inc: { lsb: 8, width: 2, access: 'RW', reset: 0x2, inferred: false },
             /** inc_factor[19:16] · RW · reset 0x7 · seed: Weight multiply factor, a power of two; 7 = 128 bytes. */
@@ -615,7 +664,14 @@ export const udma_m2s = {
             /** short_cycle_size[15:0] · RW · reset 0xfa · seed: Short cycle size. */
             short_cycle_size: { lsb: 0, width: 16, access: 'RW', reset: 0xfa, inferred: false },
             /** pkt_mode_en[24] · RW · reset 0x0 · seed: 0: byte mode, 1: packet mode. Values: 0 byte, 1 packet. */
-            pkt_mode_en: { lsb: 24, width: 1, access: 'RW', reset: 0x0, inferred: false },
+            pkt_mode_en: {
+              lsb: 24,
+              width: 1,
+              access: 'RW',
+              reset: 0x0,
+              inferred: false,
+              values: { byte: 0, packet: 1 },
+            },
           },
         },
         /**
@@ -744,7 +800,14 @@ export const udma_m2s = {
             /** q_promotion[24] · RW · reset 0x1 · seed: Promote the in-progress queue in the completion scheduler. */
             q_promotion: { lsb: 24, width: 1, access: 'RW', reset: 0x1, inferred: false },
             /** force_rr[25] · RW · reset 0x0 · seed: 0: the completion arbiter is QoS based; 1: round robin. Values: 0 qos, 1 round_robin. */
-            force_rr: { lsb: 25, width: 1, access: 'RW', reset: 0x0, inferred: false },
+            force_rr: {
+              lsb: 25,
+              width: 1,
+              access: 'RW',
+              reset: 0x0,
+              inferred: false,
+              values: { qos: 0, round_robin: 1 },
+            },
             /** q_free_min[31:28] · RW · reset 0x0 · seed: Minimum free completion entries to qualify for promotion. */
             q_free_min: { lsb: 28, width: 4, access: 'RW', reset: 0x0, inferred: false },
           },

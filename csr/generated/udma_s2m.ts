@@ -281,13 +281,41 @@ export const udma_s2m = {
           addressInferred: false,
           fields: {
             /** comp_ctrl[1:0] · RO · reset unknown · public: Completion control state. Values: 0 idle, 1 normal, 2 abort. */
-            comp_ctrl: { lsb: 0, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            comp_ctrl: {
+              lsb: 0,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** stream_if[5:4] · RO · reset unknown · public: Stream interface state. Values: 0 idle, 1 normal, 2 abort. */
-            stream_if: { lsb: 4, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            stream_if: {
+              lsb: 4,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** data_rd_ctrl[9:8] · RO · reset unknown · public: Data control state. Values: 0 idle, 1 normal, 2 abort. */
-            data_rd_ctrl: { lsb: 8, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            data_rd_ctrl: {
+              lsb: 8,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** desc_pref[13:12] · RO · reset unknown · public: Descriptor prefetch state. Values: 0 idle, 1 normal, 2 abort. */
-            desc_pref: { lsb: 12, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            desc_pref: {
+              lsb: 12,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
           },
         },
         /**
@@ -401,7 +429,14 @@ export const udma_s2m = {
           addressInferred: false,
           fields: {
             /** pref_force_rr[16] · RW · reset 0x1 · inferred (Bit and reset by analogy with M2S_rd.desc_pref_cfg_2.pref_force_rr.): Force round robin in the prefetch arbiter; 0: arbitration based on queue QoS (by analogy with M2S_rd.desc_pref_cfg_2). Values: 0 qos, 1 round_robin. */
-            pref_force_rr: { lsb: 16, width: 1, access: 'RW', reset: 0x1, inferred: true },
+            pref_force_rr: {
+              lsb: 16,
+              width: 1,
+              access: 'RW',
+              reset: 0x1,
+              inferred: true,
+              values: { qos: 0, round_robin: 1 },
+            },
           },
         },
         /**
@@ -477,7 +512,14 @@ export const udma_s2m = {
             /** q_promotion[12] · RW · reset unknown · public: Promote the in-progress queue in the completion scheduler. */
             q_promotion: { lsb: 12, width: 1, access: 'RW', reset: 0x0, inferred: false },
             /** force_rr[16] · RW · reset 0x0 · seed (Seed 004 §12: force_rr is bit 16 on S2M (bit 25 on M2S).): 0: the completion arbiter is QoS based; 1: round robin. Values: 0 qos, 1 round_robin. */
-            force_rr: { lsb: 16, width: 1, access: 'RW', reset: 0x0, inferred: false },
+            force_rr: {
+              lsb: 16,
+              width: 1,
+              access: 'RW',
+              reset: 0x0,
+              inferred: false,
+              values: { qos: 0, round_robin: 1 },
+            },
           },
         },
         /**

@@ -37,4 +37,3 @@ export {
   type QosWrite,
 } from './apply.ts';
 export { describeQosPlan, type PlanEngineTable, type PlanQueueRow } from './describe.ts';
-export { RegisterShadow } from '../udma/shadow.ts';
