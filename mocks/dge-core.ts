@@ -118,6 +118,34 @@ export class DgeHostWindow implements RegisterIO {
       this.trace({ file: this.name, op: 'write', offset, value: v, path: this.pathAt(offset) });
     this.mem.writeU32(this.base + offset, v);
   }
+
+  /** Bulk copy out of the window (BulkWindowIO): one memory read; the range is checked first. */
+  readBytes(offset: number, dst: Uint8Array): void {
+    this.checkBulk(offset, dst.length);
+    this.counters.reads++;
+    this.mem.read(this.base + offset, dst);
+  }
+
+  /** Bulk copy into the window (BulkWindowIO): one memory write; the range is checked first. */
+  writeBytes(offset: number, src: Uint8Array): void {
+    this.checkBulk(offset, src.length);
+    this.counters.writes++;
+    this.mem.write(this.base + offset, src);
+  }
+
+  private checkBulk(offset: number, length: number): void {
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset + length > this.size) {
+      throw new NxdmaError(
+        'OUT_OF_WINDOW',
+        `${this.name}: ${length} bytes at ${String(offset)} do not lie inside the window`,
+        {
+          where: `${this.name}@${String(offset)}`,
+          expected: `a range inside ${hex(this.size)} bytes`,
+          actual: offset,
+        },
+      );
+    }
+  }
 }
 
 export class MockDgeCore implements DgeCoreIO {

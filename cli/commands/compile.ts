@@ -13,7 +13,7 @@ import type { Module } from '../../compiler/ir/module.ts';
 import { PIPELINE, compile, type CompileFailure } from '../../compiler/passes/pipeline.ts';
 import { type CompileJson, compileJson } from '../../compiler/report.ts';
 import { CliExit, EXIT } from '../exit.ts';
-import { readProgramFile } from '../input.ts';
+import { readProgramInput, withLocations } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, table } from '../output.ts';
 import { progress } from '../progress.ts';
@@ -120,7 +120,12 @@ export function register(program: Command, ctx: CliContext): void {
       const arch = parseArch(opts.arch);
       let m: Module;
       try {
-        m = parseProgram(readProgramFile(file), { arch, file });
+        const input = readProgramInput(file);
+        try {
+          m = parseProgram(input.json, { arch, file });
+        } catch (e) {
+          throw withLocations(e, input);
+        }
       } catch (e) {
         if (opts.json && e instanceof NxdmaError) {
           out.json({

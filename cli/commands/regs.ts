@@ -6,6 +6,7 @@
  *   nxdma regs write <path> <field=value...> (--mock | --device ...) [--allow-inferred] [--dry-run]
  *   nxdma regs dump [--file F] [--block B] (--mock | --device ...) [--json]
  *   nxdma regs decode <path> <value> [--json]
+ *   nxdma regs export --format svd|ipxact|c-header [...]   (regs-export.ts)
  *
  * `list`: every register word (bundles and register arrays expanded) with its path, absolute
  * offset, access, reset value, provenance and fields. `read`, `write` and `dump` go through the
@@ -29,11 +30,20 @@ import {
   type RegisterInstance,
 } from '../../csr/index.ts';
 import type { Device, RegisterIO } from '../../csr/io.ts';
-import { getProfile, openDevice } from '../../driver/mmio/index.ts';
+import { getProfile } from '../../driver/mmio/index.ts';
+import { deviceShadow } from '../../driver/udma/shadow.ts';
+import type { UdmaFileName } from '../../driver/udma/regs.ts';
+import {
+  HARDWARE_CONFIRMATION,
+  checkDeviceChoice,
+  confirmationOption,
+  openCliDevice,
+} from '../device-options.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
 import { badArg } from '../input.ts';
 import { paint, table } from '../output.ts';
+import { registerExport } from './regs-export.ts';
 
 /** One register word as `regs list --json` prints it. */
 export interface RegsListEntry {
@@ -210,6 +220,8 @@ interface DeviceCliOptions {
   engine: string;
   core: string;
   json?: boolean;
+  /** --i-understand-this-writes-to-hardware (regs write). */
+  iUnderstandThisWritesToHardware?: boolean;
 }
 
 /** A non-negative integer given on the command line ("0x1f", "0b101", "31"), or undefined. */
@@ -306,8 +318,14 @@ function printValue(ctx: CliContext, v: RegsValue, suffix = ''): void {
   }
 }
 
-/** The device the options name: a fresh mock, or a mapped device file. Validated before opening. */
-function openTarget(opts: DeviceCliOptions): {
+/**
+ * The device the options name: a fresh mock, or a mapped device file, read-only unless the
+ * command `writes` (then --device needs the confirmation flag). Validated before opening.
+ */
+function openTarget(
+  opts: DeviceCliOptions,
+  writes: boolean,
+): {
   device: Device;
   engine: number;
   core: number;
@@ -341,6 +359,7 @@ function openTarget(opts: DeviceCliOptions): {
       opts.device ?? null,
     );
   }
+  checkDeviceChoice(opts, writes);
   if (opts.mock) {
     const device = new MockDevice({
       profile: opts.profile,
@@ -349,11 +368,8 @@ function openTarget(opts: DeviceCliOptions): {
     });
     return { device, engine, core, close: () => undefined };
   }
-  const device = openDevice({
-    path: opts.device!,
-    profile: getProfile(opts.profile),
-    engines: [engine],
-  });
+  getProfile(opts.profile);
+  const device = openCliDevice(opts, { engines: [engine], writes });
   return { device, engine, core, close: () => device.dispose() };
 }
 
@@ -377,8 +393,12 @@ function deviceLabel(t: { device: Device; engine: number; core: number }, file: 
     : `${t.device.name}, engine ${t.engine}`;
 }
 
-function withTarget<T>(opts: DeviceCliOptions, f: (t: ReturnType<typeof openTarget>) => T): T {
-  const t = openTarget(opts);
+function withTarget<T>(
+  opts: DeviceCliOptions,
+  writes: boolean,
+  f: (t: ReturnType<typeof openTarget>) => T,
+): T {
+  const t = openTarget(opts, writes);
   try {
     return f(t);
   } finally {
@@ -403,7 +423,7 @@ interface ReadOptions extends DeviceCliOptions {
 
 function read(ctx: CliContext, path: string, opts: ReadOptions): void {
   const { inst } = resolveWord(path, opts.file);
-  withTarget(opts, (t) => {
+  withTarget(opts, false, (t) => {
     const h = handleFor(t, inst);
     const v = regsValue(inst, h.readRaw());
     if (opts.json) ctx.out.json({ ...v, device: t.device.name, engine: t.engine });
@@ -512,10 +532,16 @@ function write(ctx: CliContext, path: string, assignments: string[], opts: Write
       },
     );
   }
-  withTarget(opts, (t) => {
+  withTarget(opts, opts.dryRun !== true, (t) => {
     // The runtime decides the word (modify: read, fields replaced; write: from the reset word);
-    // the capture records it, and forwards it unless this is a dry run.
-    const cap = new WriteCapture(windowOf(t, inst.file), !opts.dryRun);
+    // the capture records it, and forwards it unless this is a dry run. A UDMA register is written
+    // through the device's register shadow, so the shadow stays true.
+    const raw = windowOf(t, inst.file);
+    const io =
+      inst.file === 'dge_host'
+        ? raw
+        : deviceShadow(t.device).bind(t.engine, inst.file as UdmaFileName, raw);
+    const cap = new WriteCapture(io, !opts.dryRun);
     const h = registerAt(regFileMaps[inst.file as RegFileName], cap, inst.path, {
       hardware: t.device.isHardware,
       allowInferred: opts.allowInferred,
@@ -573,7 +599,7 @@ function dump(ctx: CliContext, opts: DumpOptions): void {
     }
     files = with_;
   }
-  withTarget(opts, (t) => {
+  withTarget(opts, false, (t) => {
     const out: (RegsValue & { device: string })[] = [];
     for (const n of files) {
       const model = regFile(n);
@@ -662,25 +688,32 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .action((path: string, opts: ReadOptions) => read(ctx, path, opts));
 
-  deviceOptions(
-    regs
-      .command('write')
-      .description('write fields of one register (read-modify-write when readable), then read back')
-      .argument('<path>', 'register path, e.g. M2S_Q[3].dwrr_cfg_2')
-      .argument('<field=value...>', 'fields to set, e.g. q_qos=5 (others keep their value)')
-      .option(
-        '--file <name>',
-        `register file: ${REGFILE_NAMES.join(' | ')} (default: found by path)`,
-      )
-      .option(
-        '--allow-inferred',
-        'write a register that is (partly) inferred, which no source states',
-      )
-      .option('--dry-run', 'show the word that would be written; write nothing'),
+  confirmationOption(
+    deviceOptions(
+      regs
+        .command('write')
+        .description(
+          'write fields of one register (read-modify-write when readable), then read back',
+        )
+        .argument('<path>', 'register path, e.g. M2S_Q[3].dwrr_cfg_2')
+        .argument('<field=value...>', 'fields to set, e.g. q_qos=5 (others keep their value)')
+        .option(
+          '--file <name>',
+          `register file: ${REGFILE_NAMES.join(' | ')} (default: found by path)`,
+        )
+        .option(
+          '--allow-inferred',
+          'write a register that is (partly) inferred, which no source states',
+        )
+        .option(
+          '--dry-run',
+          'show the word that would be written; write nothing (device mapped read-only)',
+        ),
+    ),
   )
     .addHelpText(
       'after',
-      `\nExample:\n  $ nxdma regs write M2S_Q[3].dwrr_cfg_2 q_qos=5 --mock\n  $ nxdma regs write M2S_dwrr.cfg_sched en_dwrr=dwrr inc_factor=7 --mock --dry-run --json\n\nRead-only fields are refused (REGISTER_READ_ONLY); a register with anything inferred is\nrefused without --allow-inferred (REGISTER_INFERRED). Nothing is written when an argument is bad.\n${ACCESS_HELP}`,
+      `\nExample:\n  $ nxdma regs write M2S_Q[3].dwrr_cfg_2 q_qos=5 --mock\n  $ nxdma regs write M2S_dwrr.cfg_sched en_dwrr=dwrr inc_factor=7 --mock --dry-run --json\n\nRead-only fields are refused (REGISTER_READ_ONLY); a register with anything inferred is\nrefused without --allow-inferred (REGISTER_INFERRED). Nothing is written when an argument is bad.\nOn --device a write needs --${HARDWARE_CONFIRMATION}; --dry-run maps the device read-only.\n${ACCESS_HELP}`,
     )
     .action((path: string, assignments: string[], opts: WriteOptions) =>
       write(ctx, path, assignments, opts),
@@ -716,4 +749,6 @@ export function register(program: Command, ctx: CliContext): void {
     .action((path: string, value: string, opts: { file?: string; json?: boolean }) =>
       decode(ctx, path, value, opts),
     );
+
+  registerExport(regs, ctx);
 }

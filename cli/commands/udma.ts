@@ -5,10 +5,10 @@
  */
 import type { Command } from 'commander';
 import type { Device } from '../../csr/io.ts';
-import { openDevice } from '../../driver/mmio/index.ts';
 import { UdmaEngine, formatDump } from '../../driver/udma/index.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
+import { checkDeviceChoice, openCliDevice } from '../device-options.ts';
 import { badArg } from '../input.ts';
 
 interface UdmaOptions {
@@ -37,39 +37,27 @@ function queuesOf(opt: string[] | undefined): number[] | undefined {
   });
 }
 
-/** A fresh mock, or the device file mapped read-only. */
-function openReadOnly(opts: UdmaOptions, engine: number): { dev: Device; close: () => void } {
-  if (opts.mock && opts.device !== undefined)
-    throw badArg(
-      '--mock/--device',
-      'give either --mock or --device <path>, not both',
-      '--mock | --device <path>',
-      'both',
-    );
-  if (opts.device === undefined) {
-    if (opts.mock === false)
-      throw badArg('--mock/--device', 'a device is required', '--mock | --device <path>', 'none');
+/**
+ * A fresh mock, or the device file mapped read-only (openCliDevice with writes: false). `info`
+ * defaults to the mock; `dump` needs --mock or --device.
+ */
+function openReadOnly(
+  opts: UdmaOptions,
+  engine: number,
+  defaultMock: boolean,
+): { dev: Device; close: () => void } {
+  const choice = { ...opts, mock: opts.mock ?? (defaultMock && opts.device === undefined) };
+  checkDeviceChoice(choice, false);
+  if (choice.device === undefined) {
     return { dev: new MockDevice({ engines: [engine] }), close: () => undefined };
   }
-  if (opts.profile === undefined)
-    throw badArg(
-      '--profile',
-      '--device needs --profile (for example --profile trn2)',
-      '--profile <name>',
-      undefined,
-    );
-  const dev = openDevice({
-    path: opts.device,
-    profile: opts.profile as 'trn2',
-    engines: [engine],
-    readOnly: true,
-  });
+  const dev = openCliDevice(choice, { engines: [engine], writes: false });
   return { dev, close: () => dev.dispose() };
 }
 
 function info(ctx: CliContext, opts: UdmaOptions): void {
   const engine = engineOf(opts.engine);
-  const { dev, close } = openReadOnly(opts, engine);
+  const { dev, close } = openReadOnly(opts, engine, true);
   try {
     const i = new UdmaEngine(dev, engine, { clock: null }).info();
     if (opts.json) {
@@ -95,7 +83,7 @@ function info(ctx: CliContext, opts: UdmaOptions): void {
 function dump(ctx: CliContext, opts: UdmaOptions): void {
   const engine = engineOf(opts.engine);
   const queues = queuesOf(opts.queue);
-  const { dev, close } = openReadOnly(opts, engine);
+  const { dev, close } = openReadOnly(opts, engine, false);
   try {
     const d = new UdmaEngine(dev, engine, { clock: null }).dump({ queues });
     if (opts.json) ctx.out.json(d);
@@ -112,7 +100,7 @@ export function register(program: Command, ctx: CliContext): void {
     .addHelpText('after', `\nExample:\n  $ nxdma udma info\n  $ nxdma udma dump --mock --json`);
   const target = (c: Command): Command =>
     c
-      .option('--mock', 'a fresh mock device (the default without --device)')
+      .option('--mock', 'a fresh mock device (info: the default without --device)')
       .option(
         '--device <path>',
         'the device file to map read-only (BAR0 resource file, /dev/mem, UIO map)',
@@ -121,12 +109,22 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--engine <n>', 'the engine (default 0)')
       .option('--json', 'machine-readable output');
   target(
-    udma.command('info').description('queues, ring limits, descriptors per packet, capabilities'),
+    udma
+      .command('info')
+      .description('queues, ring limits, descriptors per packet, capabilities')
+      .addHelpText(
+        'after',
+        `\nExample:\n  $ nxdma udma info\n  $ nxdma udma info --engine 3 --json`,
+      ),
   ).action((opts: UdmaOptions) => info(ctx, opts));
   target(
     udma
       .command('dump')
       .description("an engine's state and every queue's ring registers (reads only)")
-      .option('--queue <n...>', 'only these queues'),
+      .option('--queue <n...>', 'only these queues')
+      .addHelpText(
+        'after',
+        `\nExample:\n  $ nxdma udma dump --mock --queue 0 1\n  $ nxdma udma dump --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --engine 3 --json`,
+      ),
   ).action((opts: UdmaOptions) => dump(ctx, opts));
 }

@@ -9,6 +9,7 @@
  * device checks) runs before the first register or memory write. The flow uses only the Device
  * interface (csr/io.ts): the same code drives the mock and a mapped device.
  */
+import { checkSafetyFlags } from '../../common/flags.ts';
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { interpret } from '../../compiler/interp/interpret.ts';
 import { initialImage, type MemoryImage } from '../../compiler/interp/memory.ts';
@@ -183,6 +184,33 @@ function checkDevice(device: Device, p: PreparedFlow, ringBase: number): void {
       { where: 'ringBase', expected: `${p.ringBytes} mapped bytes`, actual: hex(ringBase) },
     );
   }
+  // Nothing the run writes may land on a DGE core's host tables (docs/device.md, layout rules).
+  const spans = p.module.regions.map((r) => ({
+    name: `region "${r.name}"`,
+    base: r.base,
+    size: r.size,
+  }));
+  if (p.ringBytes > 0) spans.push({ name: 'the rings', base: ringBase, size: p.ringBytes });
+  for (const c of device.dgeCores()) {
+    const core = device.dgeCore(c);
+    const end = core.dramBase + core.dram.size;
+    for (const s of spans) {
+      if (s.base < end && core.dramBase < s.base + s.size) {
+        throw new NxdmaError(
+          'MEMORY_OVERLAP',
+          `${s.name} (${hex(s.base)}+${hex(s.size)}) overlaps DGE core ${c}'s host tables (${hex(core.dramBase)}+${hex(core.dram.size)})`,
+          {
+            where: s.name,
+            expected: `memory outside DGE core ${c}'s dge_host window`,
+            actual: {
+              first: `${s.name} ${hex(s.base)}+${hex(s.size)}`,
+              second: `DGE core ${c} dge_host ${hex(core.dramBase)}+${hex(core.dram.size)}`,
+            },
+          },
+        );
+      }
+    }
+  }
   for (const r of p.module.regions) {
     if (ringBase < r.base + r.size && r.base < ringBase + p.ringBytes) {
       throw new NxdmaError(
@@ -244,6 +272,7 @@ export async function runPrepared(
   device: Device,
   opts: FlowOptions = {},
 ): Promise<FlowReport> {
+  checkSafetyFlags(opts, ['allowInferred'], 'runPrepared options');
   const t0 = performance.now();
   const m = p.module;
   const ringBase = opts.ringBase ?? defaultRingBase(m);

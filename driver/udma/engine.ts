@@ -13,6 +13,7 @@
  * progress by calling its `step()` between polls (see `clock` in UdmaEngineOptions).
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
+import { safetyFlag } from '../../common/flags.ts';
 import type { Device, MemoryIO, UdmaUnitIO } from '../../csr/io.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
 import { BD_MAX_LEN } from '../../csr/formats/bd.ts';
@@ -47,7 +48,7 @@ import {
   validateRing,
   type RingSpec,
 } from './ring.ts';
-import { RegisterShadow } from './shadow.ts';
+import { deviceShadow, type RegisterShadow } from './shadow.ts';
 
 /**
  * A device that only makes progress when told to (the mock). `step()` moves at most one packet
@@ -72,7 +73,10 @@ export interface UdmaEngineOptions {
    * skipped and listed in the bring-up report, on the mock as on hardware. Default false.
    */
   allowInferred?: boolean;
-  /** Shared register shadow (give the same one to applyQos). Default: a new one. */
+  /**
+   * Register shadow. Default: the device's own (deviceShadow), which applyQos and every other
+   * layer share; the words it knows belong to the device's register windows either way.
+   */
   shadow?: RegisterShadow;
   /**
    * How `waitIdle` advances a device that does not run by itself. Default: the device's own
@@ -355,10 +359,10 @@ export class UdmaEngine implements QueueOwner {
     this.unit = device.udma(engine);
     checkUnitWindows(this.unit, engine);
     this.memory = device.memory;
-    this.shadow = opts.shadow ?? new RegisterShadow();
-    this.allowInferred = opts.allowInferred === true;
+    this.shadow = opts.shadow ?? deviceShadow(device);
+    this.allowInferred = safetyFlag(opts.allowInferred, 'UdmaEngine.allowInferred');
     this.clock = opts.clock === undefined ? deviceClockOf(device) : opts.clock;
-    this.checkBuffers = opts.checkBuffers !== false;
+    this.checkBuffers = safetyFlag(opts.checkBuffers, 'UdmaEngine.checkBuffers', true);
     this.queueCount = Math.min(queueCount('udma_m2s'), queueCount('udma_s2m'));
     this.eio = new EngineIO(engine, this.unit, this.shadow);
     this.queues = new Array<UdmaQueue | undefined>(this.queueCount);

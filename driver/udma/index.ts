@@ -56,7 +56,7 @@ export {
   type RingKind,
   type RingSpec,
 } from './ring.ts';
-export { RegisterShadow } from './shadow.ts';
+export { RegisterShadow, deviceShadow } from './shadow.ts';
 export { EngineIO, type RegisterWrite } from './engine-io.ts';
 export {
   Field,

@@ -118,6 +118,7 @@ describe('nxdma qos apply', () => {
       'trn2',
       '--verify',
       '--json',
+      '--i-understand-this-writes-to-hardware',
     );
     expect(real.code).toBe(0);
     expect((real.json as { writes: unknown[] }).writes).toEqual(
@@ -181,6 +182,7 @@ describe('nxdma qos apply', () => {
           path.join(dir, 'nxdma-no-such-bar'),
           '--profile',
           'trn2',
+          '--i-understand-this-writes-to-hardware',
         )
       ).code,
     ).toBe(3);

@@ -78,5 +78,6 @@ describe('nxdma udma', () => {
     ).toBe(2);
     expect((await nxdma('udma', 'info', '--engine', 'x')).code).toBe(2);
     expect((await nxdma('udma', 'dump', '--mock', '--queue', '16')).code).toBe(2);
+    expect((await nxdma('udma', 'dump')).code).toBe(2);
   });
 });

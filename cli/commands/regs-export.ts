@@ -1,0 +1,219 @@
+/**
+ * `nxdma regs export`: the register files in the interchange formats firmware and EDA tools read.
+ *
+ *   nxdma regs export --format svd|ipxact|c-header [--file F...] [--profile trn2 --engine N]
+ *                     [--out FILE] [--json]
+ *
+ * Without --out the export goes to stdout (with --json: inside the JSON document, as `content`).
+ * With --out it is written atomically (a temporary file in the same folder, then a rename): an
+ * existing FILE is replaced whole or not at all, a symbolic link or anything but a regular file
+ * is refused, and so is a register schema the export is made from.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  lstatSync,
+  mkdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import {
+  EXPORT_FORMATS,
+  exportRegisters,
+  type ExportCounts,
+  type ExportFormat,
+} from '../../csr/export/index.ts';
+import { REGFILE_NAMES, schemaPath, type RegFileName } from '../../csr/schema/files.ts';
+import { hex } from '../../common/errors.ts';
+import type { CliContext } from '../main.ts';
+import { badArg, numberArg } from '../input.ts';
+
+interface ExportCliOptions {
+  format?: string;
+  file?: string[];
+  profile?: string;
+  engine?: string;
+  out?: string;
+  json?: boolean;
+}
+
+/** What `nxdma regs export --json` prints. */
+export interface RegsExportJson {
+  readonly format: ExportFormat;
+  /** The file written, or null when the export is in `content`. */
+  readonly out: string | null;
+  readonly bytes: number;
+  readonly profile: string | null;
+  readonly engine: number | null;
+  readonly files: readonly { readonly name: string; readonly base: number }[];
+  readonly counts: ExportCounts;
+  /** The export itself when no --out was given. */
+  readonly content?: string;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    const x = statSync(a);
+    const y = statSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes `content` to `file` atomically. Refuses (BAD_ARGUMENT, nothing written) a symbolic
+ * link, a directory or other non-regular file, and any of `inputs`.
+ */
+function writeAtomic(file: string, content: string, inputs: readonly string[]): string {
+  const abs = resolve(file);
+  const st = lstatSync(abs, { throwIfNoEntry: false });
+  if (st?.isSymbolicLink()) {
+    throw badArg(
+      '--out',
+      `${file} is a symbolic link: not written through`,
+      'a regular file path',
+      file,
+    );
+  }
+  if (st && !st.isFile()) {
+    throw badArg('--out', `${file} exists and is not a regular file`, 'a regular file path', file);
+  }
+  const dir = dirname(abs);
+  mkdirSync(dir, { recursive: true });
+  const target = join(realpathSync(dir), basename(abs));
+  for (const input of inputs) {
+    if (sameFile(target, input) || target === resolve(input)) {
+      throw badArg(
+        '--out',
+        `${file} is an input of the export (${input})`,
+        'a file that is not a register schema',
+        file,
+      );
+    }
+  }
+  const tmp = join(
+    dirname(target),
+    `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+  try {
+    writeFileSync(tmp, content, { flag: 'wx', mode: 0o644 });
+    renameSync(tmp, target);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  return target;
+}
+
+function parseEngine(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = numberArg(v);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw badArg(
+      '--engine',
+      `--engine must be an engine id, got '${v}'`,
+      'a non-negative integer',
+      v,
+    );
+  }
+  return n;
+}
+
+function run(ctx: CliContext, opts: ExportCliOptions): void {
+  if (opts.format === undefined) {
+    throw badArg('--format', '--format is required', EXPORT_FORMATS.join(' | '));
+  }
+  if (opts.out !== undefined && opts.out.trim() === '') {
+    throw badArg('--out', '--out must name a file', 'a file path', opts.out);
+  }
+  const files = opts.file
+    ?.flatMap((f) => f.split(','))
+    .map((f) => f.trim())
+    .filter(Boolean);
+  const result = exportRegisters(opts.format, {
+    files,
+    profile: opts.profile,
+    engine: parseEngine(opts.engine),
+  });
+  const { target } = result;
+  const inputs = target.files.map((f) => schemaPath(f.model.name as RegFileName));
+  const written = opts.out === undefined ? null : writeAtomic(opts.out, result.content, inputs);
+  const bytes = Buffer.byteLength(result.content, 'utf8');
+  if (opts.json) {
+    const json: RegsExportJson = {
+      format: result.format,
+      out: written,
+      bytes,
+      profile: target.profile?.name ?? null,
+      engine: target.engine,
+      files: target.files.map((f) => ({ name: f.model.name, base: f.base })),
+      counts: result.counts,
+      ...(written === null ? { content: result.content } : {}),
+    };
+    ctx.out.json(json);
+    return;
+  }
+  if (written === null) {
+    ctx.out.log(result.content.replace(/\n$/, ''));
+    return;
+  }
+  const c = result.counts;
+  const where = target.files.map((f) => `${f.model.name} at ${hex(f.base)}`).join(', ');
+  ctx.out.log(
+    `nxdma regs export: ${result.format} of ${where}: ${c.registers} registers, ${c.fields} fields ` +
+      `(${c.words} words) -> ${opts.out} (${bytes} bytes)`,
+  );
+}
+
+const HELP = `
+Formats:
+  svd       CMSIS-SVD 1.3: a peripheral per register file, a cluster per block (repeated
+            bundles as dim arrays), registers, fields, access, reset value and mask, enumerated
+            values; provenance as a description tag.
+  ipxact    IP-XACT IEEE 1685-2014: a component with a memoryMap per register file, an
+            addressBlock, a registerFile per block (dim for repeated bundles), registers and
+            fields with resets and enumerated values; provenance as a description tag and an
+            nxdma vendor extension.
+  c-header  C macros: offsets, addresses, field shifts, widths and masks, reset values,
+            enumerated values and an _INFERRED flag per register.
+
+Addresses are offsets inside each register file window (base 0) unless --engine is given: then
+udma_m2s and udma_s2m sit at that engine's BAR0 addresses in --profile (default trn2), and
+dge_host (relative to a DGE core's dram_base, not in BAR0) is left out.
+
+Without --out the export goes to stdout (with --json, in the "content" member). --out writes
+the file atomically; a symbolic link, a non-regular file or a register schema is refused.
+
+Example:
+  $ nxdma regs export --format svd --out out/nxdma.svd
+  $ nxdma regs export --format c-header --profile trn2 --engine 4 --out out/nxdma_trn2_engine4_regs.h
+  $ nxdma regs export --format ipxact --file udma_m2s --json`;
+
+/** Adds `export` to the `regs` command. */
+export function registerExport(regs: Command, ctx: CliContext): void {
+  regs
+    .command('export')
+    .description('export the register files as CMSIS-SVD, IP-XACT (IEEE 1685-2014) or a C header')
+    .option('--format <format>', `output format: ${EXPORT_FORMATS.join(' | ')}`)
+    .option(
+      '--file <name...>',
+      `register files to export: ${REGFILE_NAMES.join(' | ')} (default: all; with --engine: the UDMA files)`,
+    )
+    .option(
+      '--profile <name>',
+      'device profile whose BAR0 addresses to use (with --engine; default trn2)',
+    )
+    .option(
+      '--engine <n>',
+      'UDMA engine whose BAR0 addresses to use (default: file-relative offsets)',
+    )
+    .option('--out <file>', 'write the export to this file (atomically) instead of stdout')
+    .option('--json', 'machine-readable report (with the export itself when there is no --out)')
+    .addHelpText('after', HELP)
+    .action((opts: ExportCliOptions) => run(ctx, opts));
+}
