@@ -105,8 +105,9 @@ export function readJsonFile(
 }
 
 /** Splits a JSON path "$.functions[0].blocks[1].name" into its keys and indices. */
-export function pathSegments(path: string): (string | number)[] | null {
-  if (!path.startsWith('$')) return null;
+export function pathSegments(text: string): (string | number)[] | null {
+  const path = text.startsWith('$') ? text : /^[A-Za-z_]/.test(text) ? `$.${text}` : null;
+  if (path === null) return null;
   const segs: (string | number)[] = [];
   const re = /\.([^.[\]]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/gy;
   re.lastIndex = 1;

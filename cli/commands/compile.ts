@@ -13,6 +13,7 @@ import type { Module } from '../../compiler/ir/module.ts';
 import { PIPELINE, compile, type CompileFailure } from '../../compiler/passes/pipeline.ts';
 import { type CompileJson, compileJson } from '../../compiler/report.ts';
 import { CliExit, EXIT } from '../exit.ts';
+import { ERROR_PREFIX, errorJson, errorLines } from '../contract.ts';
 import { readProgramInput, withLocations } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, table } from '../output.ts';
@@ -134,7 +135,7 @@ export function register(program: Command, ctx: CliContext): void {
             queues: [],
             inserted: [],
             passes: [],
-            errors: [e.toJSON()],
+            errors: [errorJson(e)],
           });
           throw new CliExit(EXIT.BAD_INPUT);
         }
@@ -161,9 +162,13 @@ export function register(program: Command, ctx: CliContext): void {
           out.json(json);
         } else {
           for (const err of failure.errors) {
-            out.err(`nxdma: compile error [${err.subCode}] ${err.message}`);
+            const [first, ...rest] = errorLines(err);
+            out.err(first.replace(`[${err.code}]: `, `[${err.code}]: [${err.subCode}] `));
+            for (const l of rest) out.err(l);
           }
-          out.err(`nxdma: ${failure.errors.length} error(s) in pass ${failure.pass}`);
+          out.err(
+            `${ERROR_PREFIX} [${failure.code}]: ${failure.errors.length} error(s) in pass ${failure.pass}`,
+          );
         }
         throw new CliExit(EXIT.BAD_INPUT);
       }

@@ -30,6 +30,7 @@ import {
 } from '../../driver/qos/index.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
+import { CliExit, EXIT } from '../exit.ts';
 import { InputSet } from '../../common/files.ts';
 import { badArg, readJsonFile, withLocations } from '../input.ts';
 import { paint, table } from '../output.ts';
@@ -49,6 +50,11 @@ interface CommonOptions {
 }
 
 interface DeviceOptions extends CommonOptions, DeviceChoice {}
+
+interface DiffOptions extends DeviceOptions {
+  /** False (--no-exit-code) exits 0 whatever the differences. */
+  exitCode?: boolean;
+}
 
 interface ApplyOptions extends DeviceOptions {
   dryRun?: boolean;
@@ -378,10 +384,11 @@ function restore(ctx: CliContext, file: string, opts: RestoreOptions): void {
   }
 }
 
-function diff(ctx: CliContext, file: string, opts: DeviceOptions): void {
+function diff(ctx: CliContext, file: string, opts: DiffOptions): void {
   const plan = readPlan(file);
   const engines = engineFilter(plan, opts.engine);
   const { dev, close } = openTarget(opts, planEngines(plan, engines), false);
+  let differ = 0;
   try {
     const d = diffQos(dev, plan, { allowInferred: opts.allowInferred, engines });
     if (opts.json) {
@@ -392,8 +399,26 @@ function diff(ctx: CliContext, file: string, opts: DeviceOptions): void {
         notRead: d.notRead,
         warnings: d.warnings,
       });
-      return;
+      differ = d.differences;
+    } else {
+      printDiff(ctx, plan, engines, dev, d);
+      differ = d.differences;
     }
+  } finally {
+    close();
+  }
+  // like `git diff --exit-code`: a difference is exit 1, so a pipeline can gate on drift
+  if (differ > 0 && opts.exitCode !== false) throw new CliExit(EXIT.DIFFERENCES);
+}
+
+function printDiff(
+  ctx: CliContext,
+  plan: QosPlan,
+  engines: number[] | undefined,
+  dev: Device,
+  d: ReturnType<typeof diffQos>,
+): void {
+  {
     printTables(ctx, describeQosPlan(plan, engines));
     const out = ctx.out;
     out.log(
@@ -418,8 +443,6 @@ function diff(ctx: CliContext, file: string, opts: DeviceOptions): void {
           : ''),
     );
     printWarnings(ctx, d.warnings);
-  } finally {
-    close();
   }
 }
 
@@ -452,11 +475,15 @@ read-write registers can be restored; inferred ones need --allow-inferred. With 
 
 const DIFF_HELP = `
 Example:
-  $ nxdma qos diff examples/qos-plan.json --mock
+  $ nxdma qos diff examples/qos-plan.json --mock --no-exit-code
+  $ nxdma qos diff examples/qos-plan.json --mock --no-exit-code --json
   $ nxdma qos diff plan.json --device /dev/uio0 --profile trn2 --json
 
 Reads every register the plan touches once (the device is mapped read-only) and prints each
-planned field with its current and planned value. With --json:
+planned field with its current and planned value. Exits 1 when any planned field differs (as
+git diff --exit-code does), so a pipeline can gate on drift:
+  $ nxdma qos diff plan.json --device /dev/uio0 --profile trn2 || exit 1
+--no-exit-code exits 0 whatever the differences. With --json:
   { "fields": [{ "engine", "file", "path", "offset", "field", "current", "planned", "differs", ... }],
     "writes": [{ "engine", "file", "path", "offset", "old", "new" }], "differences", "notRead", "warnings" }`;
 
@@ -544,6 +571,7 @@ export function register(program: Command, ctx: CliContext): void {
       .description('compare a device with a plan, field by field (writes nothing)')
       .argument('<plan>', 'QoS plan (JSON)'),
   )
+    .option('--no-exit-code', 'exit 0 even when fields differ (default: exit 1 on a difference)')
     .addHelpText('after', DIFF_HELP)
-    .action((file: string, opts: DeviceOptions) => diff(ctx, file, opts));
+    .action((file: string, opts: DiffOptions) => diff(ctx, file, opts));
 }

@@ -126,7 +126,7 @@ function list(ctx: CliContext, opts: ListOptions): void {
     (!opts.inferred || i.register.inferred);
   const rows = files.flatMap((f) => f.instances.filter(keep));
   if (opts.json) {
-    ctx.out.json(rows.map(listEntry));
+    ctx.out.json({ registers: rows.map(listEntry) });
     return;
   }
   const out = ctx.out;
@@ -180,9 +180,9 @@ Example:
   $ nxdma regs list --inferred
   $ nxdma regs list --file dge_host --json
 
-With --json the output is an array of every register word (bundles expanded):
-  [{ file, path, offset, access, reset, resetKnown, provenance, inferred, incrementTarget?,
-     fields: [{ name, lsb, width, access, reset, resetKnown, provenance }] }]
+With --json the output lists every register word (bundles expanded):
+  { format, registers: [{ file, path, offset, access, reset, resetKnown, provenance, inferred,
+     incrementTarget?, fields: [{ name, lsb, width, access, reset, resetKnown, provenance }] }] }
   path is block.register ("M2S_rd.desc_pref_cfg_2"), a repeated block carries its index
   ("M2S_Q[3].dwrr_cfg_2"), a register array its entry ("priority_class_map[2]"); offset is the
   absolute byte offset in the file's window.`;
@@ -610,7 +610,7 @@ function dump(ctx: CliContext, opts: DumpOptions): void {
       }
     }
     if (opts.json) {
-      ctx.out.json(out);
+      ctx.out.json({ registers: out });
       return;
     }
     for (const v of out) printValue(ctx, v);

@@ -13,6 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { NxdmaError, hex, isNxdmaError } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
+import { parseBackendList } from '../../compiler/lower/backend.ts';
 import { checkInsideMemory, getProfile, type MemorySpec } from '../../driver/mmio/index.ts';
 import {
   HARDWARE_CONFIRMATION,
@@ -31,6 +32,7 @@ import {
   type PreparedFlow,
 } from '../../driver/flow/index.ts';
 import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
+import { type ErrorJson, errorJson, errorLines } from '../contract.ts';
 import { InputSet } from '../../common/files.ts';
 import { LOOP_ITERATIONS, RING_BYTES, budgetLimit, checkBudget } from '../budgets.ts';
 import { badArg, numberArg, readProgramInput, withLocations } from '../input.ts';
@@ -78,6 +80,7 @@ interface RunOptions {
   memory?: string[];
   maxIterations?: string;
   maxRingBytes?: string;
+  dgeBackends?: string;
 }
 
 function parseNumber(v: string | undefined, where: string): number | undefined {
@@ -319,6 +322,8 @@ async function runOne(
   inputs: InputSet,
   timeline?: string,
 ): Promise<FlowReport> {
+  const lowerOpts =
+    o.dgeBackends === undefined ? {} : { availability: parseBackendList(o.dgeBackends) };
   const input = readProgramInput(file, inputs);
   const loops = loopIterationsOf(input.json);
   try {
@@ -329,7 +334,7 @@ async function runOne(
   }
   let p: PreparedFlow;
   try {
-    p = prepareFlow(input.json, { file });
+    p = prepareFlow(input.json, { file, lower: lowerOpts });
   } catch (e) {
     throw withLocations(e, input);
   }
@@ -345,6 +350,7 @@ async function runOne(
       qos: o.qos !== false,
       allowInferred: o.allowInferred === true,
       trace: o.trace === true,
+      lower: lowerOpts,
       onProgress: (done, total) => bar.update(done, total),
     });
     if (timeline !== undefined) {
@@ -392,6 +398,10 @@ export function register(program: Command, ctx: CliContext): void {
       'leave the arbiters in round robin (do not program each queue from its class)',
     )
     .option('--allow-inferred', 'also write registers that hold inferred facts')
+    .option(
+      '--dge-backends <list>',
+      "the DGE backends the core offers: pool, rtl, software (comma list) or none (default: the ArchLevel's table, docs/lowering.md)",
+    )
     .option('--json', 'print the report(s) as JSON')
     .option('--trace', 'add the micro-op streams, descriptors and packets served')
     .option(
@@ -410,6 +420,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (path: string, o: RunOptions) => {
       const out = ctx.out;
       checkDeviceOptions(o);
+      if (o.dgeBackends !== undefined) parseBackendList(o.dgeBackends);
       parseNumber(o.ringBase, '--ring-base');
       parseNumber(o.seed, '--seed');
       checkTimelineOption(o.timeline, { mock: o.mock === true });
@@ -434,7 +445,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
       }
       const reports: FlowReport[] = [];
-      const failures: { file: string; error: { code: string; message: string } }[] = [];
+      const failures: { file: string; error: ErrorJson }[] = [];
       let code: number = EXIT.OK;
       for (const file of files) {
         try {
@@ -451,28 +462,29 @@ export function register(program: Command, ctx: CliContext): void {
           if (single) throw e;
           const c = exitCodeFor(e);
           if (c > code) code = c;
-          const err = isNxdmaError(e)
-            ? { code: e.code, message: e.message }
-            : { code: 'INTERNAL', message: String((e as Error)?.stack ?? e) };
-          failures.push({ file, error: err });
+          failures.push({ file, error: errorJson(e) });
           if (!o.json) {
-            out.err(`${file}: error [${err.code}]: ${err.message}`);
+            for (const l of errorLines(e)) out.err(isNxdmaError(e) ? l : `${l} (${file})`);
             out.log('');
           }
         }
       }
-      const total = totalsOf(reports);
+      // a program that could not run counts as a program, and as a failed one
+      const ran = totalsOf(reports);
+      const total = {
+        ...ran,
+        programs: ran.programs + failures.length,
+        failed: ran.failed + failures.length,
+        invalid: failures.length,
+      };
       if (total.mismatches > 0 && code === EXIT.OK) code = EXIT.VERIFY_FAILED;
       if (o.json) {
         out.json(single ? reports[0] : { reports, failures, total });
       } else if (!single) {
-        const verdict =
-          total.failed === 0 && failures.length === 0
-            ? paint(out, 32, 'OK')
-            : paint(out, 31, 'FAILED');
+        const verdict = total.failed === 0 ? paint(out, 32, 'OK') : paint(out, 31, 'FAILED');
         out.log(
-          `total: ${total.programs} programs run, ${total.passed} passed, ${total.failed} with mismatches` +
-            (failures.length > 0 ? `, ${failures.length} not run` : '') +
+          `total: ${total.programs} programs, ${total.passed} passed, ${total.failed} failed ` +
+            `(${ran.failed} with mismatches, ${failures.length} not run)` +
             `; ${kib(total.bytesMoved)} moved, ${total.verifiedBytes} destination bytes verified, ` +
             `${total.mismatches} mismatches ${verdict}`,
         );
