@@ -93,6 +93,17 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
     considerDescNum: o.considerDescNum,
     considerMinElems: o.considerMinElems,
     dynamicDmaScratchSizePerPartition: o.dynamicDmaScratchSizePerPartition,
+    backends: o.backends ? { ...o.backends } : null,
+    dgeHostTables:
+      o.dgeHostTables === undefined
+        ? null
+        : o.dgeHostTables === 'device'
+          ? 'device'
+          : {
+              priorityClassMap: [...(o.dgeHostTables.priorityClassMap ?? [])],
+              mailboxes: (o.dgeHostTables.mailboxes ?? []).map((x) => ({ ...x })),
+            },
+    cceReducePrioPktSize: o.cceReducePrioPktSize ? [...o.cceReducePrioPktSize] : [0, 0, 0, 0, 0],
   };
   const m = new Module(p.name, arch, options);
 

@@ -1,6 +1,7 @@
 /** Rules of seed 004 Part 1 the lowering follows, each test named after its rule. */
 import { describe, expect, it } from 'vitest';
 import { formatMicroOp } from '../../../csr/formats/dge-ops.ts';
+import { parseBackendList } from '../../../compiler/lower/backend.ts';
 import { lowered } from './helpers.ts';
 
 describe('seed 004 §4.1 / §3.4: RTL expands the 5 + 2-dim form in hardware', () => {
@@ -79,5 +80,39 @@ describe('seed 004 §5.5: a gather transpose on the host path is lowered before 
     expect(d.walks).toHaveLength(128);
     expect(d.walks[1]).toMatchObject({ type: 'indirect', numIdx: 16, rowElems: 1, dstStep: 1 });
     expect(d.bytes).toBe(16 * 128 * 2);
+  });
+});
+
+describe("seed 004 §4.2: the backend availability table (the firmware's runtime-populated BSS table)", () => {
+  const load = (bb: Parameters<Parameters<typeof lowered>[0]>[0]) =>
+    bb.load({
+      name: 'l',
+      dgeType: 'SWDGE',
+      src: { tensor: 'x', partition: [64, 128], free: [[1, 64]] },
+      dst: { tensor: 't', partition: [64, 128], free: [[1, 64]] },
+    });
+
+  it('the program gives it (options.backends), the caller overrides it, the ArchLevel row is the default', () => {
+    expect(lowered(load).dmas[0].backend).toBe('pool'); // ArchLevel 30: Pool read first
+    expect(lowered(load, 30, { backends: { pool: false } }).dmas[0].backend).toBe('software');
+    expect(
+      lowered(load, 30, { backends: { pool: false } }, { availability: { pool: true } }).dmas[0]
+        .backend,
+    ).toBe('pool');
+    expect(() => lowered(load, 30, { backends: { pool: false, software: false } })).toThrow(
+      /NO BACKEND FOUND for an SWDGE DMA/,
+    );
+    // ArchLevel 20 (Pool only by default) reaches software when the program says the core has it
+    expect(lowered(load, 20, { backends: { pool: false, software: true } }).dmas[0].backend).toBe(
+      'software',
+    );
+  });
+
+  it('parseBackendList: the CLI list (--dge-backends pool,software | none)', () => {
+    expect(parseBackendList('software')).toEqual({ pool: false, rtl: false, software: true });
+    expect(parseBackendList('pool, rtl')).toEqual({ pool: true, rtl: true, software: false });
+    expect(parseBackendList('none')).toEqual({ pool: false, rtl: false, software: false });
+    expect(() => parseBackendList('pool,none')).toThrow(/unknown DGE backend "none"/);
+    expect(() => parseBackendList('')).toThrow(/empty/);
   });
 });

@@ -3,6 +3,7 @@
  * per device, DGE host tables through the core's own window, boolean-only safety options and
  * typed errors for bad arguments.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Device } from '../../../csr/io.ts';
 import { hex } from '../../../common/errors.ts';
@@ -25,7 +26,9 @@ import {
 } from '../../../driver/index.ts';
 import { unitOffset } from '../../../driver/mmio/profiles.ts';
 import { MockDevice } from '../../../mocks/index.ts';
-import { expectCode, fileBytes, removeFiles, sparseFile } from './helpers.ts';
+import { prepareFlow, runPrepared } from '../../../driver/flow/index.ts';
+import { expectReject } from '../../support/errors.ts';
+import { allocatedBytes, expectCode, fileBytes, removeFiles, sparseFile } from './helpers.ts';
 
 afterEach(removeFiles);
 
@@ -174,6 +177,17 @@ describe('DGE host tables through the core window', () => {
     expect(fileBytes(p, MEM.fileOffset + 0x8018, 8).toString('hex')).toBe('0500000006000000');
   });
 
+  it('mock: the tables go through the core window (one bulk write each), not around it', () => {
+    const dev = new MockDevice({ engines: [0], dgeCores: 1 });
+    const w = dev.dgeCore(0).dram;
+    expect(setPriorityClassMap(dev, 0, [1, 2])).toBe(0);
+    expect(writeMailboxes(dev, 0, [{ reserved: 0, priority: 1, bitmask: 3 }])).toBe(0);
+    expect(w.counters.writes).toBe(2);
+    expect(w.read32(0x18)).toBe(1);
+    expect(w.read32(0x1c)).toBe(2);
+    expect(w.read32(0x28)).toBe(0x00030100);
+  });
+
   it('read-only device: the table write is refused, nothing written', () => {
     const p = sparseFile(BAR0_SIZE);
     using dev = openDevice({
@@ -273,5 +287,29 @@ describe('typed errors for bad arguments', () => {
     expectCode(() => planQos(PLAN, null as never), 'BAD_ARGUMENT');
     expectCode(() => planQos(PLAN, { engines: 0 as never }), 'BAD_ARGUMENT');
     expectCode(() => applyQos(new MockDevice(), PLAN, null as never), 'BAD_ARGUMENT');
+  });
+});
+
+describe('the flow on a mapped device', () => {
+  it('a program region over a DGE core host table is refused before anything is written', async () => {
+    const p = sparseFile(BAR0_SIZE);
+    const program = JSON.parse(
+      readFileSync(new URL('../../../examples/programs/qos-mix.json', import.meta.url), 'utf8'),
+    );
+    const prepared = prepareFlow(program);
+    using dev = openDevice({
+      path: p,
+      profile: 'trn2',
+      engines: [...new Set(prepared.active.map((a) => a.engine))],
+      memory: [
+        { deviceAddress: 0x4000000, fileOffset: 0x4000000, size: 0x40000 },
+        { deviceAddress: 0x1_0000_0000, fileOffset: 0x1000_0000, size: 0x20_0000 },
+      ],
+      dgeCores: [{ core: 0, kind: 9, bootState: 1, deviceAddress: 0x1_0000_1000 }],
+    });
+    const e = await expectReject(runPrepared(prepared, dev), 'MEMORY_OVERLAP');
+    expect(e.message).toMatch(/region "host"/);
+    expect(e.message).toMatch(/DGE core 0/);
+    expect(allocatedBytes(p)).toBe(0);
   });
 });
