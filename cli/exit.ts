@@ -5,6 +5,8 @@ export const EXIT = {
   OK: 0,
   /** Verification failed (a destination byte or a read-back register differs). */
   VERIFY_FAILED: 1,
+  /** A comparing command (`qos diff`) found a difference (opt out: --no-exit-code). */
+  DIFFERENCES: 1,
   /** Bad input: a file, a program, a plan, an argument. */
   BAD_INPUT: 2,
   /** The device (mock or mapped) reported an error or could not be opened. */
@@ -13,7 +15,7 @@ export const EXIT = {
 
 export const EXIT_CODES_HELP = `Exit codes:
   0  ok
-  1  verification failed
+  1  verification failed, or a comparing command (qos diff) found a difference
   2  bad input (file, program, plan or argument)
   3  device error`;
 

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { NxdmaError } from '../common/errors.ts';
 import { CliExit, EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit.ts';
 import { makeOut, type Out } from './output.ts';
+import { ERROR_PREFIX, contractOut, errorJson, jsonRequested, reportError } from './contract.ts';
 import { commands } from './commands/index.ts';
 import { VERSION } from './version.ts';
 
@@ -39,6 +40,9 @@ export async function buildProgram(ctx: CliContext, only?: string): Promise<Comm
     .configureOutput({
       writeOut: (s) => ctx.out.log(s.replace(/\n$/, '')),
       writeErr: (s) => ctx.out.err(s.replace(/\n$/, '')),
+      // commander's own errors (unknown option, missing argument) take the one error prefix
+      outputError: (s, write) =>
+        write(`${ERROR_PREFIX} [BAD_ARGUMENT]: ${s.replace(/^error: /, '')}`),
     });
   for (const entry of commands) {
     if (only === undefined || entry.name === only) {
@@ -64,7 +68,9 @@ export function subcommandOf(argv: string[]): string {
 }
 
 /** Runs the CLI on argv (as process.argv: node, script, ...args) and returns the exit code. */
-export async function main(argv: string[], out: Out = makeOut()): Promise<number> {
+export async function main(argv: string[], raw: Out = makeOut()): Promise<number> {
+  const out = contractOut(raw);
+  const json = jsonRequested(argv.slice(2));
   const ctx: CliContext = { out };
   try {
     const program = await buildProgram(ctx, subcommandOf(argv));
@@ -74,15 +80,19 @@ export async function main(argv: string[], out: Out = makeOut()): Promise<number
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.OK;
       if (e.code === 'commander.help') return EXIT.OK;
+      if (json && !out.printed) {
+        const err = new NxdmaError('BAD_ARGUMENT', e.message.replace(/^error: /, ''), {
+          where: 'arguments',
+          expected: 'the options and arguments of nxdma <command> --help',
+          actual: e.code,
+        });
+        out.json({ error: errorJson(err) });
+      }
       return EXIT.BAD_INPUT;
     }
     if (e instanceof CliExit) return e.exitCode;
     const code = exitCodeFor(e);
-    if (e instanceof NxdmaError) {
-      out.err(`nxdma: error [${e.code}]: ${e.message}`);
-    } else {
-      out.err(`nxdma: internal error: ${(e as Error)?.stack ?? String(e)}`);
-    }
+    reportError(out, e, json);
     return code;
   }
 }

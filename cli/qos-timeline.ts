@@ -15,6 +15,7 @@ import { UdmaEngine } from '../driver/udma/engine.ts';
 import { ringSizeFor } from '../driver/udma/ring.ts';
 import { MockDevice } from '../mocks/device.ts';
 import { numberArg } from './input.ts';
+import type { InputSet } from '../common/files.ts';
 import { checkTimelineOption, timelineJson, writeTimeline, type TimelineJson } from './timeline.ts';
 
 export interface QosWorkload {
@@ -147,6 +148,7 @@ export function qosShowTimeline(
   planFile: string,
   opts: QosTimelineOptions & { allowInferred?: boolean },
   engines: readonly number[] | undefined,
+  inputs?: InputSet,
 ): TimelineJson | undefined {
   if (opts.timeline === undefined) {
     if (opts.timelinePackets !== undefined || opts.timelineBytes !== undefined) {
@@ -158,25 +160,30 @@ export function qosShowTimeline(
     }
     return undefined;
   }
-  checkTimelineOption(opts.timeline, { mock: true });
+  checkTimelineOption(opts.timeline, { mock: true, inputs });
   const packets = parseCount(opts.timelinePackets, '--timeline-packets') ?? QOS_TIMELINE_PACKETS;
   const bytes = parseCount(opts.timelineBytes, '--timeline-bytes') ?? QOS_TIMELINE_BYTES;
   const dev = simulateQosPlan(plan, { engines, packets, bytes, allowInferred: opts.allowInferred });
-  const r = writeTimeline(opts.timeline, dev, {
-    title: `QoS plan ${basename(planFile)} on the mock: ${packets} copies of ${bytes} bytes queued on each planned queue`,
-    laneName: (engine, queue) => {
-      const q = plan.engines
-        .find((e) => e.engine === engine)
-        ?.queues.find((x) => x.queue === queue);
-      if (!q) return undefined;
-      if (q.class !== undefined) return q.class;
-      return [
-        q.qos?.qQos !== undefined ? `q_qos ${q.qos.qQos}` : '',
-        q.qos?.weight !== undefined ? `weight ${q.qos.weight}` : '',
-      ]
-        .filter(Boolean)
-        .join(', ');
+  const r = writeTimeline(
+    opts.timeline,
+    dev,
+    {
+      title: `QoS plan ${basename(planFile)} on the mock: ${packets} copies of ${bytes} bytes queued on each planned queue`,
+      laneName: (engine, queue) => {
+        const q = plan.engines
+          .find((e) => e.engine === engine)
+          ?.queues.find((x) => x.queue === queue);
+        if (!q) return undefined;
+        if (q.class !== undefined) return q.class;
+        return [
+          q.qos?.qQos !== undefined ? `q_qos ${q.qos.qQos}` : '',
+          q.qos?.weight !== undefined ? `weight ${q.qos.weight}` : '',
+        ]
+          .filter(Boolean)
+          .join(', ');
+      },
     },
-  });
+    inputs,
+  );
   return timelineJson(r);
 }

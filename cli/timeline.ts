@@ -3,8 +3,8 @@
  * (mocks/timeline.ts) and written to a file. Only a mock device keeps a service trace, so the
  * option is refused (bad input, before anything runs) on a mapped device.
  */
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
+import { type InputSet, checkOutputFile, writeOutputFile } from '../common/files.ts';
 import type { Device } from '../csr/io.ts';
 import { badArg } from './input.ts';
 import { serviceTraceOf } from '../mocks/service-trace.ts';
@@ -21,9 +21,13 @@ export interface TimelineJson {
 
 /**
  * Checks a --timeline value before anything runs: the command uses the mock, the path names a
- * file (not a directory) in an existing directory.
+ * regular file or nothing yet (not a directory, not a symbolic link, not one of the command's
+ * inputs) whose folder exists or can be created (common/files.ts checkOutputFile).
  */
-export function checkTimelineOption(file: string | undefined, opts: { mock: boolean }): void {
+export function checkTimelineOption(
+  file: string | undefined,
+  opts: { mock: boolean; inputs?: InputSet },
+): void {
   if (file === undefined) return;
   if (!opts.mock) {
     throw badArg(
@@ -33,24 +37,7 @@ export function checkTimelineOption(file: string | undefined, opts: { mock: bool
       '--device',
     );
   }
-  if (file.trim() === '' || file.endsWith('/')) {
-    throw badArg(
-      '--timeline',
-      `--timeline needs a file name, got ${JSON.stringify(file)}`,
-      'a file path',
-      file,
-    );
-  }
-  // The file's folder is created when missing (as `docs --out` does); a path that runs through a
-  // file can never be created and is refused before anything runs.
-  let dir = dirname(file);
-  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
-  if (!statSync(dir).isDirectory()) {
-    throw badArg('--timeline', `--timeline: ${dir} is not a directory`, 'a directory', dir);
-  }
-  if (existsSync(file) && statSync(file).isDirectory()) {
-    throw badArg('--timeline', `--timeline: ${file} is a directory`, 'a file path', file);
-  }
+  checkOutputFile(file, { option: '--timeline', inputs: opts.inputs });
 }
 
 /**
@@ -70,6 +57,7 @@ export function writeTimeline(
   file: string,
   device: Device,
   opts: TimelineOptions = {},
+  inputs?: InputSet,
 ): TimelineResult & { file: string } {
   const trace = serviceTraceOf(device);
   if (trace === null) {
@@ -81,17 +69,7 @@ export function writeTimeline(
     );
   }
   const r = renderTimeline(trace, opts);
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, r.svg);
-  } catch (e) {
-    throw badArg(
-      '--timeline',
-      `cannot write ${file}: ${(e as Error).message}`,
-      'a writable file',
-      file,
-    );
-  }
+  writeOutputFile(file, r.svg, { option: '--timeline', inputs });
   return { ...r, file };
 }
 

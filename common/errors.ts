@@ -11,6 +11,8 @@ export const ERROR_CODES = [
   'PLAN_INVALID',
   'BAD_ARGUMENT',
   'OUT_OF_RANGE',
+  // a resource budget (loop iterations, register-array entries, ring memory) would be exceeded
+  'LIMIT_EXCEEDED',
   // register access
   'REGISTER_READ_ONLY',
   'REGISTER_WRITE_ONLY',

@@ -40,10 +40,29 @@ export interface UdmaUnitIO {
   readonly s2m: RegisterIO;
 }
 
+/**
+ * A register window over memory (a DGE core's host tables in device DRAM) may also copy bytes in
+ * bulk, as the host library's table writes do. Offsets are bytes from the window start; an access
+ * with any byte outside the window is refused whole.
+ */
+export interface BulkWindowIO {
+  readBytes(offset: number, dst: Uint8Array): void;
+  writeBytes(offset: number, src: Uint8Array): void;
+}
+
+/** True when a window offers bulk byte copies (BulkWindowIO). */
+export function isBulkWindow(io: RegisterIO): io is RegisterIO & BulkWindowIO {
+  const b = io as RegisterIO & Partial<BulkWindowIO>;
+  return typeof b.readBytes === 'function' && typeof b.writeBytes === 'function';
+}
+
 /** One DGE core's host-private table window in device DRAM (the dge_host layout). */
 export interface DgeCoreIO {
   readonly core: number;
-  /** The window at dram_base (dge_host register file). */
+  /**
+   * The window at dram_base (dge_host register file). The host API writes the tables through it
+   * (in bulk when it is a BulkWindowIO, else as aligned words), never through `Device.memory`.
+   */
   readonly dram: RegisterIO;
   /** Device address of dram_base. */
   readonly dramBase: number;
@@ -51,6 +70,12 @@ export interface DgeCoreIO {
   readonly kind: number;
   /** Boot state; 1 is booted (the only state in which the host tables may be written). */
   readonly bootState: number;
+  /**
+   * Executes one 64-byte DIRECT2D descriptor on the core's Pool backend, compute_op included (seed
+   * 004 §4.1). Offered by the mock's DGE core; a back end without it cannot run a destination
+   * reduce, and the flow refuses such a program before writing anything.
+   */
+  executeDescriptor?(desc: Uint8Array): void;
 }
 
 /** A whole device as the driver sees it: UDMA units by engine id, DGE cores, DMA-visible memory. */

@@ -58,6 +58,34 @@ export interface DeviceProfile {
   readonly windows: Readonly<Record<UdmaRegisterFile, UnitWindow>>;
   /** Size of a DGE core's host table window at dram_base (the dge_host schema's SizeInBytes). */
   readonly dgeHostSize: number;
+  /**
+   * Bytes reserved for each engine's SDMA wrapper block at unit + unit.sdmaWrapper (the spec names
+   * registers up to +0x20 and no size; one 4 KiB page is reserved).
+   */
+  readonly sdmaWrapperSize: number;
+  /**
+   * DMA-visible memory the profile itself declares, as BAR0 windows (none known for trn2: a run on
+   * a device then needs memory the user declares).
+   */
+  readonly dmaMemory: readonly DmaMemoryWindow[];
+}
+
+/** A window of DMA-visible memory: `size` bytes at `deviceAddress`, at `fileOffset` of the BAR file. */
+export interface DmaMemoryWindow {
+  readonly name: string;
+  readonly deviceAddress: number;
+  readonly fileOffset: number;
+  readonly size: number;
+}
+
+/** One register window of BAR0 that no memory window may overlap. */
+export interface BarRegisterWindow {
+  /** "engine 80 UDMA unit + SDMA wrapper". */
+  readonly name: string;
+  readonly engine: number;
+  /** BAR0 offset. */
+  readonly offset: number;
+  readonly size: number;
 }
 
 const UDMA_UNIT: UdmaUnitLayout = Object.freeze({
@@ -115,6 +143,8 @@ const TRN2: DeviceProfile = deepFreeze({
     udma_s2m: { offset: UDMA_UNIT.s2m, size: udma_s2m.size },
   },
   dgeHostSize: dge_host.size,
+  sdmaWrapperSize: 0x1000,
+  dmaMemory: [],
 });
 
 /** Every known profile by name. */
@@ -124,7 +154,25 @@ export type ProfileName = 'trn2';
 
 /** The profile called `name`. @throws NxdmaError DEVICE_PROFILE for an unknown name. */
 export function getProfile(name: string | DeviceProfile): DeviceProfile {
-  if (typeof name !== 'string') return name;
+  if (typeof name !== 'string') {
+    const o = name as Partial<DeviceProfile> | null | undefined;
+    if (
+      o !== null &&
+      typeof o === 'object' &&
+      typeof o.name === 'string' &&
+      Array.isArray(o.engineGroups) &&
+      typeof o.unit === 'object' &&
+      o.unit !== null &&
+      typeof o.windows === 'object' &&
+      o.windows !== null
+    )
+      return name as DeviceProfile;
+    throw new NxdmaError('DEVICE_PROFILE', `device profile ${String(name)} is not a profile`, {
+      where: 'profile',
+      expected: `a profile name (${Object.keys(PROFILES).join(' | ')}) or a DeviceProfile`,
+      actual: name === null ? null : typeof name,
+    });
+  }
   const p = Object.hasOwn(PROFILES, name) ? PROFILES[name] : undefined;
   if (p === undefined) {
     throw new NxdmaError('DEVICE_PROFILE', `unknown device profile ${JSON.stringify(name)}`, {
@@ -197,6 +245,34 @@ export function sdmaWrapperOffset(profile: string | DeviceProfile, engine: numbe
   const p = getProfile(profile);
   return unitOffset(p, engine) + p.unit.sdmaWrapper;
 }
+
+/**
+ * Every register window the profile places in BAR0, by ascending offset: each engine's UDMA unit
+ * (unit.unitSize bytes) together with its SDMA wrapper block right after it (sdmaWrapperSize). A
+ * memory or DGE window mapped from BAR0 may overlap none of them, whether its engine is opened or
+ * not.
+ */
+export function barRegisterWindows(profile: string | DeviceProfile): readonly BarRegisterWindow[] {
+  const p = getProfile(profile);
+  let list = barWindowCache.get(p);
+  if (list === undefined) {
+    const out: BarRegisterWindow[] = [];
+    for (const e of profileEngines(p)) {
+      out.push({
+        name: `engine ${e} UDMA unit + SDMA wrapper`,
+        engine: e,
+        offset: unitOffset(p, e),
+        size: p.unit.sdmaWrapper + (p.sdmaWrapperSize ?? 0x1000),
+      });
+    }
+    out.sort((a, b) => a.offset - b.offset);
+    list = Object.freeze(out.map((w) => Object.freeze(w)));
+    barWindowCache.set(p, list);
+  }
+  return list;
+}
+
+const barWindowCache = new WeakMap<DeviceProfile, readonly BarRegisterWindow[]>();
 
 function deepFreeze<T>(o: T): T {
   if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {

@@ -9,7 +9,8 @@
  * Model (docs/mock-arbitration.md):
  * - forceRR (M2S_rd.desc_pref_cfg_2.pref_force_rr = 1): ready queues in round robin, levels and
  *   weights ignored (seed §8.2, §8.6).
- * - otherwise strict priority between levels (M2S_Q.dwrr_cfg_2.q_qos; larger is served first), and
+ * - otherwise strict priority between levels (M2S_Q.dwrr_cfg_2.q_qos; larger is served first, a
+ *   decision: the seed never says which way q_qos runs, docs/mock-arbitration.md), and
  *   within the highest ready level either round robin (cfg_sched.en_dwrr = 0) or deficit-weighted
  *   round robin (en_dwrr = 1) with quantum = max(weight, 1) x 2^inc_factor units, a unit being a
  *   byte (pkt_mode_en = 0) or a packet (pkt_mode_en = 1) (seed §8.1).

@@ -166,10 +166,31 @@ export class MockMemory implements MemoryIO {
     return this.find(addr, 1);
   }
 
+  /**
+   * The regions [addr, addr + length) runs through, in order, when every byte is mapped (adjacent
+   * regions with no gap between them), else null. Used by the engines for an access that crosses a
+   * seam between two regions; no hook runs.
+   */
+  span(addr: number, length: number): MemoryRegion[] | null {
+    const out: MemoryRegion[] = [];
+    let a = addr;
+    const end = addr + length;
+    if (length > 0 && !Number.isSafeInteger(end)) return null;
+    while (a < end) {
+      const r = this.regionOf(a);
+      if (!r) return null;
+      out.push(r);
+      a = r.end;
+    }
+    return out;
+  }
+
   /** First unmapped address in [addr, addr + length), or -1 when all of it is mapped. */
   firstUnmapped(addr: number, length: number): number {
     let a = addr;
     const end = addr + length;
+    // past 2^53 addresses are not exact: nothing there is mapped
+    if (length > 0 && !Number.isSafeInteger(end)) return addr;
     while (a < end) {
       const r = this.regionOf(a);
       if (!r) return a;

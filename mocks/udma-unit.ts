@@ -20,7 +20,7 @@ import type { UdmaUnitIO } from '../csr/io.ts';
 import type { RegFileModel } from '../csr/schema/model.ts';
 import { hex } from '../common/errors.ts';
 import { Arbiter, type ArbiterMode } from './arbiter.ts';
-import type { MemoryRegion, MockMemory } from './memory.ts';
+import { MemoryRegion, type MockMemory } from './memory.ts';
 import { MockRegisterFile, type RegisterAccessEvent } from './register-file.ts';
 import type { ServiceTrace } from './service-trace.ts';
 import { m2sRefs, s2mRefs, type HalfRefs, type M2SRefs, type RingRefs } from './udma-refs.ts';
@@ -183,6 +183,22 @@ function copyBytes(src: MemoryRegion, so: number, dst: MemoryRegion, d: number, 
 }
 
 /**
+ * Copies n bytes from device address `src` to `dst` when one or both ranges cross a seam between
+ * adjacent regions (the caller checked that every byte is mapped): piece by piece, each piece
+ * inside one region on both sides.
+ */
+function copySpanning(mem: MockMemory, src: number, dst: number, n: number): void {
+  let done = 0;
+  while (done < n) {
+    const rs = mem.find(src + done, 1)!;
+    const rd = mem.find(dst + done, 1)!;
+    const k = Math.min(n - done, rs.end - (src + done), rd.end - (dst + done));
+    copyBytes(rs, src + done - rs.base, rd, dst + done - rd.base, k);
+    done += k;
+  }
+}
+
+/**
  * Moves queue `q`'s head past one descriptor of a ring of `len`: the ring id advances on a wrap;
  * the state, the head pointer register (tdrhp / rdrhp) and the current-descriptor word follow.
  * Returns the slot consumed.
@@ -222,6 +238,8 @@ export class MockUdmaUnit implements UdmaUnitIO {
   readonly arbiter: Arbiter;
 
   private readonly mem: MockMemory;
+  /** The last descriptor gathered across a region seam (descRegion). */
+  private seam: MemoryRegion | null = null;
   private readonly trace: ServiceTrace;
   private readonly M: M2SRefs;
   private readonly S: HalfRefs;
@@ -696,7 +714,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
         this.stall('m2s', q, 'packet-too-long', off, addr, maxDesc, k + 1);
         return;
       }
-      const reg = mem.find(addr, 16);
+      const reg = this.descRegion(addr);
       if (reg === undefined) {
         this.fault('m2s', q, 'descriptor-fetch', off, addr, 16);
         return;
@@ -728,7 +746,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     do {
       if (m === rpending) return; // not enough RX buffers yet
       const addr = rbase + roff * 16;
-      const reg = mem.find(addr, 16);
+      const reg = this.descRegion(addr);
       if (reg === undefined) {
         this.fault('s2m', q, 'descriptor-fetch', roff, addr, 16);
         return;
@@ -784,7 +802,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     for (let i = 0; i < nTx; i++) {
       const off = tx.headOff[q];
       const daddr = tbase + off * 16;
-      const dreg = mem.find(daddr, 16)!;
+      const dreg = this.descRegion(daddr)!;
       const dp = daddr - dreg.base;
       const w0 = dreg.dv.getUint32(dp, true);
       if (((w0 >>> LEN_CTRL.RING_ID_SHIFT) & 3) !== tx.headRid[q]) {
@@ -805,18 +823,20 @@ export class MockUdmaUnit implements UdmaUnitIO {
       let sreg: MemoryRegion | undefined;
       if (l > 0) {
         sreg = mem.find(src, l);
-        if (sreg === undefined) {
+        // a buffer across the seam of two adjacent regions is mapped: copied piece by piece
+        if (sreg === undefined && mem.firstUnmapped(src, l) >= 0) {
           this.fault('m2s', q, 'data', off, this.firstUnmapped(src, l), l);
           return;
         }
       }
       let so = src - (sreg === undefined ? 0 : sreg.base);
+      let sa = src;
       let remaining = l;
       while (remaining > 0) {
         if (!rxLoaded) {
           const roff = rx.headOff[q];
           const raddr = rbase + roff * 16;
-          const rreg = mem.find(raddr, 16)!;
+          const rreg = this.descRegion(raddr)!;
           const rp = raddr - rreg.base;
           rxW0 = rreg.dv.getUint32(rp, true);
           if (((rxW0 >>> LEN_CTRL.RING_ID_SHIFT) & 3) !== rx.headRid[q]) {
@@ -839,12 +859,16 @@ export class MockUdmaUnit implements UdmaUnitIO {
         const k = Math.min(remaining, rxCap - rxFill);
         const dst = rxBuf + rxFill;
         const dreg2 = mem.find(dst, k);
-        if (dreg2 === undefined) {
+        if (dreg2 !== undefined && sreg !== undefined) {
+          copyBytes(sreg, so, dreg2, dst - dreg2.base, k);
+        } else if (mem.firstUnmapped(dst, k) < 0) {
+          copySpanning(mem, sa, dst, k);
+        } else {
           this.fault('s2m', q, 'data', rx.headOff[q], this.firstUnmapped(dst, k), k);
           return;
         }
-        copyBytes(sreg!, so, dreg2, dst - dreg2.base, k);
         so += k;
+        sa += k;
         remaining -= k;
         rxFill += k;
         moved += k;
@@ -860,7 +884,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     if (!rxLoaded) {
       const roff = rx.headOff[q];
       const raddr = rbase + roff * 16;
-      const rreg = mem.find(raddr, 16)!;
+      const rreg = this.descRegion(raddr)!;
       rxW0 = rreg.dv.getUint32(raddr - rreg.base, true);
       rxFill = 0;
     }
@@ -939,7 +963,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const base = r.compLo.bits(w) + r.compHi.read(w) * TWO_POW_32;
     const off = st.compOff[q];
     const addr = base + off * 16;
-    const reg = this.mem.find(addr, 16);
+    const reg = this.descRegion(addr);
     if (reg === undefined) {
       this.fault(half, q, 'completion', desc, this.firstUnmapped(addr, 16), 16);
       return false;
@@ -950,6 +974,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     reg.dv.setUint32(p + 4, 0, true);
     reg.dv.setUint32(p + 8, 0, true);
     reg.dv.setUint32(p + 12, 0, true);
+    if (reg === this.seam) this.mem.write(addr, this.seam.bytes); // back across the seam
     let next = off + 1;
     let nrid = rid;
     if (next >= len) {
@@ -960,6 +985,28 @@ export class MockUdmaUnit implements UdmaUnitIO {
     st.compRid[q] = nrid;
     w[r.compHeadOffset.word] = r.compHeadOffset.place(next) | r.compHeadRingId.place(nrid);
     return true;
+  }
+
+  /**
+   * The region holding the 16-byte descriptor (or completion entry) at addr. One that crosses the
+   * seam of two adjacent regions is mapped too: its bytes are gathered into `seam`, a 16-byte
+   * region placed at addr (a write to it is copied back by the caller). Undefined when a byte is
+   * not mapped.
+   */
+  private descRegion(addr: number): MemoryRegion | undefined {
+    const reg = this.mem.find(addr, 16);
+    if (reg !== undefined) return reg;
+    const parts = this.mem.span(addr, 16);
+    if (parts === null) return undefined;
+    const buf = new Uint8Array(16);
+    let a = addr;
+    for (const r of parts) {
+      const n = Math.min(addr + 16 - a, r.end - a);
+      buf.set(r.bytes.subarray(a - r.base, a - r.base + n), a - addr);
+      a += n;
+    }
+    this.seam = new MemoryRegion('seam', 'seam', addr, buf);
+    return this.seam;
   }
 
   private firstUnmapped(addr: number, length: number): number {

@@ -13,7 +13,8 @@ import type { Module } from '../../compiler/ir/module.ts';
 import { PIPELINE, compile, type CompileFailure } from '../../compiler/passes/pipeline.ts';
 import { type CompileJson, compileJson } from '../../compiler/report.ts';
 import { CliExit, EXIT } from '../exit.ts';
-import { readProgramFile } from '../input.ts';
+import { ERROR_PREFIX, errorJson, errorLines } from '../contract.ts';
+import { readProgramInput, withLocations } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, table } from '../output.ts';
 import { progress } from '../progress.ts';
@@ -120,7 +121,12 @@ export function register(program: Command, ctx: CliContext): void {
       const arch = parseArch(opts.arch);
       let m: Module;
       try {
-        m = parseProgram(readProgramFile(file), { arch, file });
+        const input = readProgramInput(file);
+        try {
+          m = parseProgram(input.json, { arch, file });
+        } catch (e) {
+          throw withLocations(e, input);
+        }
       } catch (e) {
         if (opts.json && e instanceof NxdmaError) {
           out.json({
@@ -129,7 +135,7 @@ export function register(program: Command, ctx: CliContext): void {
             queues: [],
             inserted: [],
             passes: [],
-            errors: [e.toJSON()],
+            errors: [errorJson(e)],
           });
           throw new CliExit(EXIT.BAD_INPUT);
         }
@@ -156,9 +162,13 @@ export function register(program: Command, ctx: CliContext): void {
           out.json(json);
         } else {
           for (const err of failure.errors) {
-            out.err(`nxdma: compile error [${err.subCode}] ${err.message}`);
+            const [first, ...rest] = errorLines(err);
+            out.err(first.replace(`[${err.code}]: `, `[${err.code}]: [${err.subCode}] `));
+            for (const l of rest) out.err(l);
           }
-          out.err(`nxdma: ${failure.errors.length} error(s) in pass ${failure.pass}`);
+          out.err(
+            `${ERROR_PREFIX} [${failure.code}]: ${failure.errors.length} error(s) in pass ${failure.pass}`,
+          );
         }
         throw new CliExit(EXIT.BAD_INPUT);
       }

@@ -18,7 +18,10 @@ import {
   type SearchUnit,
   type WriteReport,
 } from '../../csr/docs/index.ts';
-import { loadRegFile } from '../../csr/schema/loader.ts';
+import { parseRegFile } from '../../csr/schema/loader.ts';
+import { InputSet } from '../../common/files.ts';
+import { REGISTER_WORDS, budgetLimit, checkBudget } from '../budgets.ts';
+import { readJsonFile, withLocations } from '../input.ts';
 import { regFiles } from '../../csr/schema/files.ts';
 import type { RegFileModel } from '../../csr/schema/model.ts';
 import { getProfile } from '../../csr/profiles.ts';
@@ -33,6 +36,56 @@ interface DocsCliOptions {
   profile: string;
   title?: string;
   json?: boolean;
+  maxRegisterWords?: string;
+}
+
+const count = (v: unknown): number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 1;
+
+/**
+ * The register words a schema document expands to (register arrays and repeated bundles), read
+ * from its JSON before the model is built, with the JSON path of the largest contributor.
+ */
+export function registerWordsOf(doc: unknown): { words: number; path: string } {
+  const rf = (doc as { RegFile?: Record<string, unknown> } | null)?.RegFile;
+  let words = 0;
+  let most = 0;
+  let path = '$.RegFile';
+  const regs = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  regs(rf?.Registers).forEach((r, i) => {
+    const n = count((r as { ArraySize?: unknown })?.ArraySize);
+    words += n;
+    if (n > most) [most, path] = [n, `$.RegFile.Registers[${i}].ArraySize`];
+  });
+  regs(rf?.RegistersBundleArrays).forEach((b, i) => {
+    const per = regs((b as { Registers?: unknown })?.Registers).reduce<number>(
+      (s, r) => s + count((r as { ArraySize?: unknown })?.ArraySize),
+      0,
+    );
+    const n = per * count((b as { ArraySize?: unknown })?.ArraySize);
+    words += n;
+    if (n > most) [most, path] = [n, `$.RegFile.RegistersBundleArrays[${i}]`];
+  });
+  return { words, path };
+}
+
+/** Reads one --schema file: a regular file, JSON with line:column errors, within the budget. */
+function loadSchema(file: string, limit: number, inputs: InputSet): RegFileModel {
+  const input = readJsonFile(
+    file,
+    'register schema',
+    'SCHEMA_INVALID',
+    'a register-file JSON (csr/schemas/regfile.schema.json)',
+    inputs,
+    'SCHEMA_INVALID',
+  );
+  try {
+    const size = registerWordsOf(input.json);
+    checkBudget(REGISTER_WORDS, limit, size.words, `${file} ${size.path}`, size.path);
+    return parseRegFile(input.json, file);
+  } catch (e) {
+    throw withLocations(e, input);
+  }
 }
 
 /** What `nxdma docs --json` prints. */
@@ -49,7 +102,13 @@ function unitOf(profile: string, files: readonly RegFileModel[]): SearchUnit | n
     .filter(([file]) => files.some((f) => f.name === file))
     .map(([file, w]) => ({ file, offset: w.offset }))
     .sort((a, b) => a.offset - b.offset);
-  return windows.length ? { name: p.name, windows } : null;
+  const groups = p.engineGroups.map((g) => ({
+    first: g.first,
+    count: g.count,
+    base: g.base,
+    stride: g.stride,
+  }));
+  return windows.length ? { name: p.name, windows, groups } : null;
 }
 
 function run(ctx: CliContext, opts: DocsCliOptions): void {
@@ -62,12 +121,15 @@ function run(ctx: CliContext, opts: DocsCliOptions): void {
       actual: opts.out,
     });
   }
+  const limit = budgetLimit(REGISTER_WORDS, opts.maxRegisterWords);
+  const inputs = new InputSet();
   const files = opts.schema?.length
-    ? opts.schema.map((p) => loadRegFile(p))
+    ? opts.schema.map((p) => loadSchema(p, limit, inputs))
     : Object.values(regFiles());
   const unit = unitOf(opts.profile, files);
+  // the whole site is rendered in memory before anything is written
   const build = buildDocs(files, { formats, unit, title: opts.title });
-  const report = writeDocs(build, opts.out);
+  const report = writeDocs(build, opts.out, { inputs });
   const open = formats.includes('html') ? 'html/index.html' : null;
   if (opts.json) {
     const json: DocsJson = { ...report, open };
@@ -131,6 +193,10 @@ export function register(program: Command, ctx: CliContext): void {
       'trn2',
     )
     .option('--title <text>', 'heading of the site (default "nxdma registers")')
+    .option(
+      `${REGISTER_WORDS.option} <n>`,
+      `refuse a --schema file that expands to more register words than this (default ${REGISTER_WORDS.defaultLimit})`,
+    )
     .option('--json', 'machine-readable report of the files written')
     .addHelpText('after', HELP)
     .action((opts: DocsCliOptions) => run(ctx, opts));

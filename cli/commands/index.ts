@@ -46,4 +46,9 @@ export const commands: CommandEntry[] = [
     summary: 'QoS plans: show, apply to a device, diff against a device',
     load: () => import('./qos.ts'),
   },
+  {
+    name: 'udma',
+    summary: 'UDMA engines: capabilities, and a read-only dump of queues and rings',
+    load: () => import('./udma.ts'),
+  },
 ];

@@ -4,23 +4,25 @@
  *   nxdma qos show  <plan.json> [--engine N] [--allow-inferred] [--json]
  *   nxdma qos apply <plan.json> (--mock | --device <path> --profile trn2) [--engine N]
  *                   [--dry-run] [--verify] [--allow-inferred] [--strict] [--json]
+ *                   [--save-previous <file>] [--i-understand-this-writes-to-hardware]
+ *   nxdma qos restore <snapshot.json> (--mock | --device ...) [--dry-run] [--verify] [--json]
  *   nxdma qos diff  <plan.json> (--mock | --device <path> --profile trn2) [--engine N]
  *                   [--allow-inferred] [--json]
  *
  * A real device is opened only with --device; --dry-run and diff map it read-only, so they cannot
- * write. --mock uses a fresh mock device holding the plan's engines.
+ * write; a writing apply or restore needs the hardware confirmation (cli/device-options.ts).
+ * --mock uses a fresh mock device holding the plan's engines.
  */
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import { NxdmaError, hex } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
-import { openDevice } from '../../driver/mmio/index.ts';
 import {
   applyQos,
   describeQosPlan,
   diffQos,
   parseQosPlan,
   planQos,
+  restoreRegisters,
   type PlanEngineTable,
   type QosPlan,
   type QosWarning,
@@ -28,9 +30,14 @@ import {
 } from '../../driver/qos/index.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
-import { badArg } from '../input.ts';
+import { CliExit, EXIT } from '../exit.ts';
+import { InputSet } from '../../common/files.ts';
+import { badArg, readJsonFile, withLocations } from '../input.ts';
 import { paint, table } from '../output.ts';
 import { qosShowTimeline, type QosTimelineOptions } from '../qos-timeline.ts';
+import { HARDWARE_CONFIRMATION, checkDeviceChoice, type DeviceChoice } from '../device-options.ts';
+import { openCliDevice } from '../device-open.ts';
+import { checkSnapshotTarget, readSnapshot, writeSnapshot } from '../snapshot-file.ts';
 
 interface CommonOptions {
   engine?: string;
@@ -38,16 +45,23 @@ interface CommonOptions {
   json?: boolean;
 }
 
-interface DeviceOptions extends CommonOptions {
-  mock?: boolean;
-  device?: string;
-  profile?: string;
+interface DeviceOptions extends CommonOptions, DeviceChoice {}
+
+interface DiffOptions extends DeviceOptions {
+  /** False (--no-exit-code) exits 0 whatever the differences. */
+  exitCode?: boolean;
 }
 
 interface ApplyOptions extends DeviceOptions {
   dryRun?: boolean;
   verify?: boolean;
   strict?: boolean;
+  savePrevious?: string;
+}
+
+interface RestoreOptions extends DeviceOptions {
+  dryRun?: boolean;
+  verify?: boolean;
 }
 
 /** One write as `qos apply --json` prints it. */
@@ -61,29 +75,19 @@ export interface QosJsonWrite {
   new: number;
 }
 
-function readPlan(file: string): QosPlan {
-  let text: string;
+function readPlan(file: string, inputs?: InputSet): QosPlan {
+  const input = readJsonFile(
+    file,
+    'plan',
+    'PLAN_INVALID',
+    'a JSON QoS plan (driver/qos/plan.schema.json)',
+    inputs,
+  );
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return parseQosPlan(input.json, file);
   } catch (e) {
-    throw badArg(
-      file,
-      `cannot read plan ${file}: ${(e as Error).message}`,
-      'a readable JSON file',
-      file,
-    );
+    throw withLocations(e, input);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new NxdmaError('PLAN_INVALID', `${file}: not JSON: ${(e as Error).message}`, {
-      where: file,
-      expected: 'a JSON QoS plan (driver/qos/plan.schema.json)',
-      actual: (e as Error).message,
-    });
-  }
-  return parseQosPlan(json, file);
 }
 
 function engineFilter(plan: QosPlan, opt: string | undefined): number[] | undefined {
@@ -101,40 +105,20 @@ function engineFilter(plan: QosPlan, opt: string | undefined): number[] | undefi
   return [n];
 }
 
-/** The device to use: a fresh mock or the mapped device file (read-only when asked). */
+/**
+ * The device to use: a fresh mock or the mapped device file, read-only unless the command
+ * `writes` (then --device needs --i-understand-this-writes-to-hardware).
+ */
 function openTarget(
   opts: DeviceOptions,
   engines: number[],
-  readOnly: boolean,
+  writes: boolean,
 ): { dev: Device; close: () => void } {
-  if (opts.mock && opts.device !== undefined) {
-    throw badArg(
-      '--mock/--device',
-      'give either --mock or --device <path>, not both',
-      '--mock | --device <path>',
-      'both',
-    );
-  }
+  checkDeviceChoice(opts, writes);
   if (opts.mock) {
     return { dev: new MockDevice({ engines }), close: () => undefined };
   }
-  if (opts.device === undefined) {
-    throw badArg(
-      '--mock/--device',
-      'a device is required: --mock for the mock device, or --device <path> --profile trn2 for hardware',
-      '--mock | --device <path> --profile <name>',
-      'none',
-    );
-  }
-  if (opts.profile === undefined) {
-    throw badArg(
-      '--profile',
-      '--device needs --profile (for example --profile trn2)',
-      '--profile <name>',
-      undefined,
-    );
-  }
-  const dev = openDevice({ path: opts.device, profile: opts.profile as 'trn2', engines, readOnly });
+  const dev = openCliDevice(opts, { engines, writes });
   return { dev, close: () => dev.dispose() };
 }
 
@@ -222,10 +206,11 @@ function jsonWrite(w: QosWrite): QosJsonWrite {
 // ---------------------------------------------------------------------------------------------
 
 function show(ctx: CliContext, file: string, opts: CommonOptions & QosTimelineOptions): void {
-  const plan = readPlan(file);
+  const inputs = new InputSet();
+  const plan = readPlan(file, inputs);
   const engines = engineFilter(plan, opts.engine);
   const program = planQos(plan, { allowInferred: opts.allowInferred, engines });
-  const timeline = qosShowTimeline(plan, file, opts, engines);
+  const timeline = qosShowTimeline(plan, file, opts, engines, inputs);
   if (opts.json) {
     ctx.out.json({
       engines: describeQosPlan(plan, engines),
@@ -286,18 +271,31 @@ function apply(ctx: CliContext, file: string, opts: ApplyOptions): void {
   // Validate everything the device is not needed for before opening it.
   planQos(plan, { allowInferred: opts.allowInferred, strict: opts.strict, engines });
   const dryRun = opts.dryRun === true;
-  const { dev, close } = openTarget(opts, planEngines(plan, engines), dryRun);
+  const save = opts.savePrevious;
+  if (save !== undefined) checkSnapshotTarget(save, [file]);
+  const { dev, close } = openTarget(opts, planEngines(plan, engines), !dryRun);
   try {
     const r = applyQos(dev, plan, {
       dryRun,
-      verify: opts.verify,
-      allowInferred: opts.allowInferred,
-      strict: opts.strict,
+      verify: opts.verify === true,
+      allowInferred: opts.allowInferred === true,
+      strict: opts.strict === true,
       engines,
       reportOld: true,
+      savePrevious: save !== undefined,
+      // Saved before the first register write: if the file cannot be written, nothing is.
+      onPrevious: (snap) => writeSnapshot(save!, snap, [file]),
     });
+    const previous =
+      save === undefined
+        ? undefined
+        : { file: save, registers: r.previous!.registers.length, saved: !dryRun };
     if (opts.json) {
-      ctx.out.json({ writes: r.writes.map(jsonWrite), warnings: r.warnings });
+      ctx.out.json({
+        writes: r.writes.map(jsonWrite),
+        warnings: r.warnings,
+        ...(previous ? { previous } : {}),
+      });
       return;
     }
     printTables(ctx, describeQosPlan(plan, engines));
@@ -310,16 +308,83 @@ function apply(ctx: CliContext, file: string, opts: ApplyOptions): void {
           ? `; left out (inferred): ${r.skipped.map((w) => `engine ${w.engine} ${w.path}`).join(', ')}`
           : ''),
     );
+    if (previous) {
+      ctx.out.log(
+        dryRun
+          ? `would save the ${previous.registers} previous register words to ${save} (dry run: not saved)`
+          : `saved the ${previous.registers} previous register words to ${save} (undo: nxdma qos restore ${save} ...)`,
+      );
+    }
     printWarnings(ctx, r.warnings);
   } finally {
     close();
   }
 }
 
-function diff(ctx: CliContext, file: string, opts: DeviceOptions): void {
+function restore(ctx: CliContext, file: string, opts: RestoreOptions): void {
+  const all = readSnapshot(file);
+  const dryRun = opts.dryRun === true;
+  const saved = [...new Set(all.registers.map((r) => r.engine))].sort((a, b) => a - b);
+  let snap = all;
+  if (opts.engine !== undefined) {
+    const n = Number(opts.engine);
+    if (!Number.isInteger(n) || !saved.includes(n)) {
+      throw badArg(
+        '--engine',
+        `--engine ${opts.engine} is not an engine of the snapshot (${saved.join(', ') || 'none'})`,
+        saved.join(' | ') || 'an engine of the snapshot',
+        opts.engine,
+      );
+    }
+    snap = { ...all, registers: all.registers.filter((r) => r.engine === n) };
+  }
+  const engines = [...new Set(snap.registers.map((r) => r.engine))];
+  const { dev, close } = openTarget(opts, engines, !dryRun);
+  try {
+    const r = restoreRegisters(dev, snap, {
+      dryRun,
+      verify: opts.verify === true,
+      allowInferred: opts.allowInferred === true,
+    });
+    if (opts.json) {
+      ctx.out.json({
+        writes: r.writes.map((w) => ({
+          engine: w.engine,
+          file: w.file,
+          path: w.path,
+          offset: w.offset,
+          old: w.old,
+          new: w.new,
+        })),
+        unchanged: r.unchanged.length,
+        dryRun,
+        verified: r.verified,
+      });
+      return;
+    }
+    printWrites(
+      ctx,
+      r.writes.map((w) => ({
+        ...w,
+        fields: w.fields.map((f) => ({ ...f, origin: 'explicit' as const })),
+      })),
+      dryRun ? 'would restore (dry run):' : 'restored:',
+    );
+    ctx.out.log(
+      `${dev.name}: ${dryRun ? 'dry run: nothing written' : `${r.io.writes} registers restored`}; ` +
+        `${r.unchanged.length} already held their saved value; ${r.io.reads} reads` +
+        (r.verified ? `; verified (${r.io.verifyReads} read back)` : ''),
+    );
+  } finally {
+    close();
+  }
+}
+
+function diff(ctx: CliContext, file: string, opts: DiffOptions): void {
   const plan = readPlan(file);
   const engines = engineFilter(plan, opts.engine);
-  const { dev, close } = openTarget(opts, planEngines(plan, engines), true);
+  const { dev, close } = openTarget(opts, planEngines(plan, engines), false);
+  let differ = 0;
   try {
     const d = diffQos(dev, plan, { allowInferred: opts.allowInferred, engines });
     if (opts.json) {
@@ -330,8 +395,26 @@ function diff(ctx: CliContext, file: string, opts: DeviceOptions): void {
         notRead: d.notRead,
         warnings: d.warnings,
       });
-      return;
+      differ = d.differences;
+    } else {
+      printDiff(ctx, plan, engines, dev, d);
+      differ = d.differences;
     }
+  } finally {
+    close();
+  }
+  // like `git diff --exit-code`: a difference is exit 1, so a pipeline can gate on drift
+  if (differ > 0 && opts.exitCode !== false) throw new CliExit(EXIT.DIFFERENCES);
+}
+
+function printDiff(
+  ctx: CliContext,
+  plan: QosPlan,
+  engines: number[] | undefined,
+  dev: Device,
+  d: ReturnType<typeof diffQos>,
+): void {
+  {
     printTables(ctx, describeQosPlan(plan, engines));
     const out = ctx.out;
     out.log(
@@ -356,8 +439,6 @@ function diff(ctx: CliContext, file: string, opts: DeviceOptions): void {
           : ''),
     );
     printWarnings(ctx, d.warnings);
-  } finally {
-    close();
   }
 }
 
@@ -367,21 +448,38 @@ const APPLY_HELP = `
 Example:
   $ nxdma qos apply examples/qos-plan.json --mock
   $ nxdma qos apply plan.json --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --dry-run
-  $ nxdma qos apply plan.json --device /dev/uio0 --profile trn2 --engine 3 --verify --json
+  $ nxdma qos apply plan.json --device /dev/uio0 --profile trn2 --engine 3 --verify --json --${HARDWARE_CONFIRMATION}
 
 With --json the output is
   { "writes": [{ "engine", "file", "path", "offset", "old", "new" }], "warnings": [{ "code", "engine", "message" }] }
 where offset is the byte offset within its register file (udma_m2s, udma_s2m) and path is as in
-'nxdma regs list'. --dry-run maps the device read-only and writes nothing. Registers whose facts
-are inferred are written only with --allow-inferred (docs/qos.md).`;
+'nxdma regs list'. --dry-run maps the device read-only and writes nothing; otherwise --device needs
+--${HARDWARE_CONFIRMATION}. --save-previous FILE saves the current word of every register about
+to change before the first write (a new file, written atomically; undo: nxdma qos restore FILE).
+Registers whose facts are inferred are written only with --allow-inferred (docs/qos.md).`;
+
+const RESTORE_HELP = `
+Example:
+  $ nxdma qos apply plan.json --device bar0 --profile trn2 --save-previous prev.json --${HARDWARE_CONFIRMATION}
+  $ nxdma qos restore prev.json --device bar0 --profile trn2 --dry-run --json
+  $ nxdma qos restore prev.json --device bar0 --profile trn2 --verify --${HARDWARE_CONFIRMATION}
+
+Reads each saved register once and writes back the saved word where it differs, last saved first.
+--dry-run maps the device read-only and prints current and saved words (a diff). Only plain
+read-write registers can be restored; inferred ones need --allow-inferred. With --json:
+  { "writes": [{ "engine", "file", "path", "offset", "old", "new" }], "unchanged", "dryRun", "verified" }`;
 
 const DIFF_HELP = `
 Example:
-  $ nxdma qos diff examples/qos-plan.json --mock
+  $ nxdma qos diff examples/qos-plan.json --mock --no-exit-code
+  $ nxdma qos diff examples/qos-plan.json --mock --no-exit-code --json
   $ nxdma qos diff plan.json --device /dev/uio0 --profile trn2 --json
 
 Reads every register the plan touches once (the device is mapped read-only) and prints each
-planned field with its current and planned value. With --json:
+planned field with its current and planned value. Exits 1 when any planned field differs (as
+git diff --exit-code does), so a pipeline can gate on drift:
+  $ nxdma qos diff plan.json --device /dev/uio0 --profile trn2 || exit 1
+--no-exit-code exits 0 whatever the differences. With --json:
   { "fields": [{ "engine", "file", "path", "offset", "field", "current", "planned", "differs", ... }],
     "writes": [{ "engine", "file", "path", "offset", "old", "new" }], "differences", "notRead", "warnings" }`;
 
@@ -437,8 +535,31 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'compute and print the writes; write nothing (device mapped read-only)')
     .option('--verify', 'read every written register back (exit 1 when one differs)')
     .option('--strict', 'treat warnings (arbiters left in round robin, left-out HP bits) as errors')
+    .option(
+      '--save-previous <file>',
+      'before writing, save the current word of every register about to change (undo with qos restore)',
+    )
+    .option(
+      `--${HARDWARE_CONFIRMATION}`,
+      'confirm that --device may be written (not needed with --dry-run)',
+    )
     .addHelpText('after', APPLY_HELP)
     .action((file: string, opts: ApplyOptions) => apply(ctx, file, opts));
+
+  deviceOptions(
+    qos
+      .command('restore')
+      .description('write back the register words a qos apply --save-previous saved')
+      .argument('<snapshot>', 'the file qos apply --save-previous wrote'),
+  )
+    .option('--dry-run', 'print what would be restored (current and saved words); write nothing')
+    .option('--verify', 'read every restored register back (exit 1 when one differs)')
+    .option(
+      `--${HARDWARE_CONFIRMATION}`,
+      'confirm that --device may be written (not needed with --dry-run)',
+    )
+    .addHelpText('after', RESTORE_HELP)
+    .action((file: string, opts: RestoreOptions) => restore(ctx, file, opts));
 
   deviceOptions(
     qos
@@ -446,6 +567,7 @@ export function register(program: Command, ctx: CliContext): void {
       .description('compare a device with a plan, field by field (writes nothing)')
       .argument('<plan>', 'QoS plan (JSON)'),
   )
+    .option('--no-exit-code', 'exit 0 even when fields differ (default: exit 1 on a difference)')
     .addHelpText('after', DIFF_HELP)
-    .action((file: string, opts: DeviceOptions) => diff(ctx, file, opts));
+    .action((file: string, opts: DiffOptions) => diff(ctx, file, opts));
 }

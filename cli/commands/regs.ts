@@ -6,6 +6,7 @@
  *   nxdma regs write <path> <field=value...> (--mock | --device ...) [--allow-inferred] [--dry-run]
  *   nxdma regs dump [--file F] [--block B] (--mock | --device ...) [--json]
  *   nxdma regs decode <path> <value> [--json]
+ *   nxdma regs export --format svd|ipxact|c-header [...]   (regs-export.ts)
  *
  * `list`: every register word (bundles and register arrays expanded) with its path, absolute
  * offset, access, reset value, provenance and fields. `read`, `write` and `dump` go through the
@@ -15,6 +16,8 @@
  */
 import type { Command } from 'commander';
 import { NxdmaError, hex } from '../../common/errors.ts';
+// Only what `regs list` and `regs decode` need is imported here; the mock, the mapped back end
+// and the driver's shadow load when a command opens a device (docs/packaging.md, start-up).
 import { regFileMaps } from '../../csr/generated/index.ts';
 import { registerAt } from '../../csr/runtime/accessor.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
@@ -27,9 +30,13 @@ import {
 } from '../../csr/schema/model.ts';
 import type { Device, RegisterIO } from '../../csr/io.ts';
 import { getProfile } from '../../csr/profiles.ts';
+import type { UdmaFileName } from '../../driver/udma/regs.ts';
+import { HARDWARE_CONFIRMATION, checkDeviceChoice, confirmationOption } from '../device-options.ts';
 import type { CliContext } from '../main.ts';
+import { barLocation, nearestNames, parseAddress, wordsAtOffset } from '../address.ts';
 import { badArg } from '../input.ts';
 import { paint, table } from '../output.ts';
+import { registerExport } from './regs-export.ts';
 
 /** One register word as `regs list --json` prints it. */
 export interface RegsListEntry {
@@ -112,7 +119,7 @@ function list(ctx: CliContext, opts: ListOptions): void {
     (!opts.inferred || i.register.inferred);
   const rows = files.flatMap((f) => f.instances.filter(keep));
   if (opts.json) {
-    ctx.out.json(rows.map(listEntry));
+    ctx.out.json({ registers: rows.map(listEntry) });
     return;
   }
   const out = ctx.out;
@@ -166,9 +173,9 @@ Example:
   $ nxdma regs list --inferred
   $ nxdma regs list --file dge_host --json
 
-With --json the output is an array of every register word (bundles expanded):
-  [{ file, path, offset, access, reset, resetKnown, provenance, inferred, incrementTarget?,
-     fields: [{ name, lsb, width, access, reset, resetKnown, provenance }] }]
+With --json the output lists every register word (bundles expanded):
+  { format, registers: [{ file, path, offset, access, reset, resetKnown, provenance, inferred,
+     incrementTarget?, fields: [{ name, lsb, width, access, reset, resetKnown, provenance }] }] }
   path is block.register ("M2S_rd.desc_pref_cfg_2"), a repeated block carries its index
   ("M2S_Q[3].dwrr_cfg_2"), a register array its entry ("priority_class_map[2]"); offset is the
   absolute byte offset in the file's window.`;
@@ -206,6 +213,8 @@ interface DeviceCliOptions {
   engine: string;
   core: string;
   json?: boolean;
+  /** --i-understand-this-writes-to-hardware (regs write). */
+  iUnderstandThisWritesToHardware?: boolean;
 }
 
 /** A non-negative integer given on the command line ("0x1f", "0b101", "31"), or undefined. */
@@ -219,17 +228,63 @@ function parseUint(text: string): number | undefined {
   return Number.isSafeInteger(v) ? v : undefined;
 }
 
+/** A register word a command line named: by path, by file offset or by BAR0 address. */
+interface ResolvedWord {
+  model: RegFileModel;
+  inst: RegisterInstance;
+  /** The engine a BAR0 address names. */
+  engine?: number;
+  /** How an address was read ("trn2 BAR0 0x82001084 = udma0 udma_m2s + 0x1084"). */
+  via?: string;
+}
+
 /**
- * The register word a path names: "M2S_Q[3].dwrr_cfg_2" (searched in every register file; the
- * paths of the three files do not collide), "udma_s2m:S2M_Q[0].cfg", or a path with --file.
+ * The register word a path or an address names: "M2S_Q[3].dwrr_cfg_2" (searched in every register
+ * file; the paths of the three files do not collide), "udma_s2m:S2M_Q[0].cfg", a path with --file;
+ * a byte offset within a register file ("0x1084", "udma_s2m:0x1054"); with `profile`, a BAR0
+ * address past every register file ("0x82001084": engine, file and offset from the profile).
  */
-function resolveWord(spec: string, file?: string): { model: RegFileModel; inst: RegisterInstance } {
+function resolveWord(spec: string, file?: string, profile?: string): ResolvedWord {
   let path = spec;
   let names = parseFiles(file);
   const colon = spec.indexOf(':');
   if (colon > 0) {
     names = parseFiles(spec.slice(0, colon));
     path = spec.slice(colon + 1);
+  }
+  const addr = parseAddress(path);
+  if (addr !== undefined) {
+    const largest = Math.max(...names.map((n) => regFile(n).size));
+    if (addr < largest || profile === undefined) {
+      const hits = wordsAtOffset(names, addr, spec);
+      if (hits.length > 1) {
+        throw badArg(
+          'path',
+          `offset ${hex(addr)} names a register in ${hits.map((h) => `${h.model.name} (${h.inst.path})`).join(' and ')}; say which`,
+          `file:offset (${hits.map((h) => `${h.model.name}:${hex(addr)}`).join(', ')}) or --file`,
+          spec,
+        );
+      }
+      return hits[0];
+    }
+    const loc = barLocation(profile, addr);
+    if (loc === null || !names.includes(loc.file)) {
+      throw new NxdmaError(
+        'REGISTER_UNKNOWN',
+        `${hex(addr)} is not in a UDMA register file (${names.join(', ')}) of profile ${profile}`,
+        {
+          where: spec,
+          expected: `a file offset (below ${hex(largest)}) or a BAR0 address of a register of ${profile}`,
+          actual: hex(addr),
+        },
+      );
+    }
+    const [hit] = wordsAtOffset([loc.file], loc.offset, spec);
+    return {
+      ...hit,
+      engine: loc.engine,
+      via: `${loc.profile} BAR0 ${hex(addr)} = udma${loc.engine} ${loc.file} + ${hex(loc.offset)}`,
+    };
   }
   const hits = names
     .map((n) => regFile(n))
@@ -245,19 +300,29 @@ function resolveWord(spec: string, file?: string): { model: RegFileModel; inst: 
     );
   }
   const stem = (path.split('.').pop() ?? path).replace(/\[\d*\]?/g, '').toLowerCase();
-  const near = names
+  let near = names
     .flatMap((n) => regFile(n).instances)
     .filter((i) => i.register.name.toLowerCase() === stem && !i.blockIndex && !i.index)
     .slice(0, 4)
     .map((i) => `${i.file}:${i.path}`);
+  if (near.length === 0) {
+    // a typo: the nearest register names, in the path as written
+    const raw = path.split('.').pop() ?? path;
+    const bare = raw.replace(/\[\d*\]?$/, '');
+    near = nearestNames(bare, names).map(
+      (n) => `${n.file}:${path.slice(0, path.length - raw.length)}${raw.replace(bare, n.name)}`,
+    );
+  }
   throw new NxdmaError(
     'REGISTER_UNKNOWN',
     `no register at path '${path}' in ${names.join(', ')}` +
       (near.length ? ` (did you mean ${near.join(', ')}?)` : ''),
     {
       where: spec,
-      expected: 'block.register, block[i].register or register[i] (see nxdma regs list)',
+      expected:
+        'block.register, block[i].register, register[i], a file offset (0x1084) or, with --profile, a BAR0 address (see nxdma regs list)',
       actual: path,
+      ...(near.length ? { suggestions: near } : {}),
     },
   );
 }
@@ -311,10 +376,10 @@ interface Target {
 }
 
 /**
- * The device the options name: a fresh mock, or a mapped device file. Validated before opening.
- * The mock and the mapped back end are loaded only by the commands that open one.
+ * The device the options name: a fresh mock, or a mapped device file, read-only unless the
+ * command `writes` (then --device needs the confirmation flag). Validated before opening.
  */
-async function openTarget(opts: DeviceCliOptions): Promise<Target> {
+async function openTarget(opts: DeviceCliOptions, writes: boolean): Promise<Target> {
   const engine = parseUint(opts.engine);
   if (engine === undefined) {
     throw badArg(
@@ -343,6 +408,7 @@ async function openTarget(opts: DeviceCliOptions): Promise<Target> {
       opts.device ?? null,
     );
   }
+  checkDeviceChoice(opts, writes);
   if (opts.mock) {
     const { MockDevice } = await import('../../mocks/device.ts');
     const device = new MockDevice({
@@ -352,12 +418,9 @@ async function openTarget(opts: DeviceCliOptions): Promise<Target> {
     });
     return { device, engine, core, close: () => undefined };
   }
-  const { openDevice } = await import('../../driver/mmio/device.ts');
-  const device = openDevice({
-    path: opts.device!,
-    profile: getProfile(opts.profile),
-    engines: [engine],
-  });
+  getProfile(opts.profile);
+  const { openCliDevice } = await import('../device-open.ts');
+  const device = openCliDevice(opts, { engines: [engine], writes });
   return { device, engine, core, close: () => device.dispose() };
 }
 
@@ -381,8 +444,12 @@ function deviceLabel(t: { device: Device; engine: number; core: number }, file: 
     : `${t.device.name}, engine ${t.engine}`;
 }
 
-async function withTarget<T>(opts: DeviceCliOptions, f: (t: Target) => T): Promise<T> {
-  const t = await openTarget(opts);
+async function withTarget<T>(
+  opts: DeviceCliOptions,
+  writes: boolean,
+  f: (t: Target) => T,
+): Promise<T> {
+  const t = await openTarget(opts, writes);
   try {
     return f(t);
   } finally {
@@ -401,13 +468,49 @@ interface ReadOptions extends DeviceCliOptions {
   file?: string;
 }
 
-async function read(ctx: CliContext, path: string, opts: ReadOptions): Promise<void> {
-  const { inst } = resolveWord(path, opts.file);
-  await withTarget(opts, (t) => {
+/**
+ * The options with the engine a BAR0 address named (an explicit, different --engine is refused).
+ */
+function engineFrom<T extends DeviceCliOptions>(opts: T, r: ResolvedWord, engineGiven: boolean): T {
+  if (r.engine === undefined) return opts;
+  if (engineGiven && parseUint(opts.engine) !== r.engine) {
+    throw badArg(
+      '--engine',
+      `--engine ${opts.engine} contradicts the address (${r.via})`,
+      `--engine ${r.engine}, or no --engine`,
+      opts.engine,
+    );
+  }
+  return { ...opts, engine: String(r.engine) };
+}
+
+/** True when the user gave --engine (not its default). */
+function engineGiven(cmd: Command | undefined): boolean {
+  return cmd?.getOptionValueSource('engine') === 'cli';
+}
+
+async function read(
+  ctx: CliContext,
+  path: string,
+  opts: ReadOptions,
+  given = false,
+): Promise<void> {
+  const r = resolveWord(path, opts.file, opts.profile);
+  const { inst } = r;
+  await withTarget(engineFrom(opts, r, given), false, (t) => {
     const h = handleFor(t, inst);
     const v = regsValue(inst, h.readRaw());
-    if (opts.json) ctx.out.json({ ...v, device: t.device.name, engine: t.engine });
-    else printValue(ctx, v, `  (${deviceLabel(t, inst.file)})`);
+    if (opts.json)
+      ctx.out.json({
+        ...v,
+        device: t.device.name,
+        engine: t.engine,
+        ...(r.via ? { via: r.via } : {}),
+      });
+    else {
+      if (r.via) ctx.out.log(r.via);
+      printValue(ctx, v, `  (${deviceLabel(t, inst.file)})`);
+    }
   });
 }
 
@@ -500,9 +603,12 @@ async function write(
   ctx: CliContext,
   path: string,
   assignments: string[],
-  opts: WriteOptions,
+  options: WriteOptions,
+  given = false,
 ): Promise<void> {
-  const { inst } = resolveWord(path, opts.file);
+  const r = resolveWord(path, options.file, options.profile);
+  const { inst } = r;
+  const opts = engineFrom(options, r, given);
   const update = parseAssignments(inst, assignments);
   const reg = inst.register;
   if (reg.inferred && !opts.allowInferred) {
@@ -517,10 +623,17 @@ async function write(
       },
     );
   }
-  await withTarget(opts, (t) => {
+  const { deviceShadow } = await import('../../driver/udma/shadow.ts');
+  await withTarget(opts, opts.dryRun !== true, (t) => {
     // The runtime decides the word (modify: read, fields replaced; write: from the reset word);
-    // the capture records it, and forwards it unless this is a dry run.
-    const cap = new WriteCapture(windowOf(t, inst.file), !opts.dryRun);
+    // the capture records it, and forwards it unless this is a dry run. A UDMA register is written
+    // through the device's register shadow, so the shadow stays true.
+    const raw = windowOf(t, inst.file);
+    const io =
+      inst.file === 'dge_host'
+        ? raw
+        : deviceShadow(t.device).bind(t.engine, inst.file as UdmaFileName, raw);
+    const cap = new WriteCapture(io, !opts.dryRun);
     const h = registerAt(regFileMaps[inst.file as RegFileName], cap, inst.path, {
       hardware: t.device.isHardware,
       allowInferred: opts.allowInferred,
@@ -578,7 +691,7 @@ async function dump(ctx: CliContext, opts: DumpOptions): Promise<void> {
     }
     files = with_;
   }
-  await withTarget(opts, (t) => {
+  await withTarget(opts, false, (t) => {
     const out: (RegsValue & { device: string })[] = [];
     for (const n of files) {
       const model = regFile(n);
@@ -589,7 +702,7 @@ async function dump(ctx: CliContext, opts: DumpOptions): Promise<void> {
       }
     }
     if (opts.json) {
-      ctx.out.json(out);
+      ctx.out.json({ registers: out });
       return;
     }
     for (const v of out) printValue(ctx, v);
@@ -602,9 +715,10 @@ function decode(
   ctx: CliContext,
   path: string,
   value: string,
-  opts: { file?: string; json?: boolean },
+  opts: { file?: string; json?: boolean; profile?: string },
 ): void {
-  const { inst } = resolveWord(path, opts.file);
+  const r = resolveWord(path, opts.file, opts.profile);
+  const { inst } = r;
   const word = parseUint(value);
   if (word === undefined || word > 0xffffffff) {
     throw badArg(
@@ -615,8 +729,12 @@ function decode(
     );
   }
   const v = regsValue(inst, word);
-  if (opts.json) ctx.out.json(v);
-  else printValue(ctx, v);
+  if (opts.json)
+    ctx.out.json({ ...v, ...(r.engine !== undefined ? { engine: r.engine, via: r.via } : {}) });
+  else {
+    if (r.via) ctx.out.log(r.via);
+    printValue(ctx, v);
+  }
 }
 
 function deviceOptions(cmd: Command): Command {
@@ -631,7 +749,10 @@ function deviceOptions(cmd: Command): Command {
 
 const ACCESS_HELP = `
 A path is block.register, block[i].register or register[i] ("M2S_Q[3].dwrr_cfg_2",
-"priority_class_map[2]"), optionally prefixed by its file ("udma_s2m:S2M_Q[0].cfg").
+"priority_class_map[2]"), optionally prefixed by its file ("udma_s2m:S2M_Q[0].cfg"), or an
+address: a byte offset within a register file ("0x1084", "udma_s2m:0x1054") or, read through
+--profile, a BAR0 address ("0x82001084" = udma0 udma_m2s + 0x1084: M2S_Q[0].dwrr_cfg_2; the
+address names the engine). A path that names no register suggests the nearest names.
 Values are 0x... (hex), 0b... (binary) or decimal; a field with named values also takes a name.
 --mock starts a fresh mock device each run: it shows reset values and what a write does.`;
 
@@ -663,32 +784,41 @@ export function register(program: Command, ctx: CliContext): void {
   )
     .addHelpText(
       'after',
-      `\nExample:\n  $ nxdma regs read M2S_rd.desc_pref_cfg_2 --mock\n  $ nxdma regs read M2S_Q[3].dwrr_cfg_2 --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --engine 4 --json\n${ACCESS_HELP}`,
+      `\nExample:\n  $ nxdma regs read M2S_rd.desc_pref_cfg_2 --mock\n  $ nxdma regs read 0x82001084 --mock --profile trn2\n  $ nxdma regs read M2S_Q[3].dwrr_cfg_2 --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --engine 4 --json\n${ACCESS_HELP}`,
     )
-    .action((path: string, opts: ReadOptions) => read(ctx, path, opts));
+    .action((path: string, opts: ReadOptions, cmd: Command) =>
+      read(ctx, path, opts, engineGiven(cmd)),
+    );
 
-  deviceOptions(
-    regs
-      .command('write')
-      .description('write fields of one register (read-modify-write when readable), then read back')
-      .argument('<path>', 'register path, e.g. M2S_Q[3].dwrr_cfg_2')
-      .argument('<field=value...>', 'fields to set, e.g. q_qos=5 (others keep their value)')
-      .option(
-        '--file <name>',
-        `register file: ${REGFILE_NAMES.join(' | ')} (default: found by path)`,
-      )
-      .option(
-        '--allow-inferred',
-        'write a register that is (partly) inferred, which no source states',
-      )
-      .option('--dry-run', 'show the word that would be written; write nothing'),
+  confirmationOption(
+    deviceOptions(
+      regs
+        .command('write')
+        .description(
+          'write fields of one register (read-modify-write when readable), then read back',
+        )
+        .argument('<path>', 'register path, e.g. M2S_Q[3].dwrr_cfg_2')
+        .argument('<field=value...>', 'fields to set, e.g. q_qos=5 (others keep their value)')
+        .option(
+          '--file <name>',
+          `register file: ${REGFILE_NAMES.join(' | ')} (default: found by path)`,
+        )
+        .option(
+          '--allow-inferred',
+          'write a register that is (partly) inferred, which no source states',
+        )
+        .option(
+          '--dry-run',
+          'show the word that would be written; write nothing (device mapped read-only)',
+        ),
+    ),
   )
     .addHelpText(
       'after',
-      `\nExample:\n  $ nxdma regs write M2S_Q[3].dwrr_cfg_2 q_qos=5 --mock\n  $ nxdma regs write M2S_dwrr.cfg_sched en_dwrr=dwrr inc_factor=7 --mock --dry-run --json\n\nRead-only fields are refused (REGISTER_READ_ONLY); a register with anything inferred is\nrefused without --allow-inferred (REGISTER_INFERRED). Nothing is written when an argument is bad.\n${ACCESS_HELP}`,
+      `\nExample:\n  $ nxdma regs write M2S_Q[3].dwrr_cfg_2 q_qos=5 --mock\n  $ nxdma regs write M2S_dwrr.cfg_sched en_dwrr=dwrr inc_factor=7 --mock --dry-run --json\n\nRead-only fields are refused (REGISTER_READ_ONLY); a register with anything inferred is\nrefused without --allow-inferred (REGISTER_INFERRED). Nothing is written when an argument is bad.\nOn --device a write needs --${HARDWARE_CONFIRMATION}; --dry-run maps the device read-only.\n${ACCESS_HELP}`,
     )
-    .action((path: string, assignments: string[], opts: WriteOptions) =>
-      write(ctx, path, assignments, opts),
+    .action((path: string, assignments: string[], opts: WriteOptions, cmd: Command) =>
+      write(ctx, path, assignments, opts, engineGiven(cmd)),
     );
 
   deviceOptions(
@@ -713,12 +843,16 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<path>', 'register path, e.g. M2S_dwrr.cfg_sched')
     .argument('<value>', 'the 32-bit value: 0x..., 0b... or decimal')
     .option('--file <name>', `register file: ${REGFILE_NAMES.join(' | ')} (default: found by path)`)
+    .option('--profile <name>', 'device profile that reads a BAR0 address given as <path> (trn2)')
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
-      `\nExample:\n  $ nxdma regs decode M2S_dwrr.cfg_sched 0x00070211\n  $ nxdma regs decode udma_s2m:S2M_Q[0].cfg 0x03020000 --json\n${ACCESS_HELP}`,
+      `\nExample:\n  $ nxdma regs decode M2S_dwrr.cfg_sched 0x00070211\n  $ nxdma regs decode udma_s2m:S2M_Q[0].cfg 0x03020000 --json\n  $ nxdma regs decode 0x1084 0x00000004\n  $ nxdma regs decode 0x82001084 0x00000004 --profile trn2\n${ACCESS_HELP}`,
     )
-    .action((path: string, value: string, opts: { file?: string; json?: boolean }) =>
-      decode(ctx, path, value, opts),
+    .action(
+      (path: string, value: string, opts: { file?: string; json?: boolean; profile?: string }) =>
+        decode(ctx, path, value, opts),
     );
+
+  registerExport(regs, ctx);
 }

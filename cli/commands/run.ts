@@ -8,12 +8,20 @@
  * Exit codes: 0 every byte as expected; 1 a mismatch; 2 a bad program, argument or file;
  * 3 a device error.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { NxdmaError, hex, isNxdmaError } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
-import { openDevice, type MemorySpec } from '../../driver/mmio/index.ts';
+import { parseBackendList } from '../../compiler/lower/backend.ts';
+import { checkInsideMemory, getProfile, type MemorySpec } from '../../driver/mmio/index.ts';
+import {
+  HARDWARE_CONFIRMATION,
+  checkDeviceChoice,
+  declaredMemory,
+  memoryText,
+} from '../device-options.ts';
+import { openCliDevice } from '../device-open.ts';
 import {
   defaultRingBase,
   flowMock,
@@ -24,14 +32,17 @@ import {
   type PreparedFlow,
 } from '../../driver/flow/index.ts';
 import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
-import { badArg, numberArg, readProgramFile } from '../input.ts';
+import { type ErrorJson, errorJson, errorLines } from '../contract.ts';
+import { InputSet } from '../../common/files.ts';
+import { LOOP_ITERATIONS, RING_BYTES, budgetLimit, checkBudget } from '../budgets.ts';
+import { badArg, numberArg, readProgramInput, withLocations } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, paint, table } from '../output.ts';
 import { progress } from '../progress.ts';
 import { checkTimelineOption, timelineFileFor, writeTimeline } from '../timeline.ts';
 
-/** The confirmation a hardware run needs. */
-export const HARDWARE_CONFIRMATION = 'i-understand-this-writes-to-hardware';
+/** The confirmation a hardware run needs (the one every writing command takes). */
+export { HARDWARE_CONFIRMATION };
 
 const EXAMPLE = `
 Example:
@@ -49,8 +60,10 @@ mismatches, ... } }. --timeline draws which queue moved how many bytes when, col
 
 A mapped device (writes registers and memory of real hardware):
   $ nxdma run prog.json --device /dev/mem --profile trn2 --ring-base 0x80000000 \\
-      --${HARDWARE_CONFIRMATION}
-The program's regions and the rings are mapped from the device file at their device address.`;
+      --memory 0x4000000+0x100000 --memory 0x80000000+0x100000 --${HARDWARE_CONFIRMATION}
+The program's regions and the rings must lie inside the DMA-visible memory the profile or --memory
+declares (<addr>+<size>[@<file offset>], file offset default: the address); each is mapped from
+the device file there. Memory overlapping a register window of the profile is refused.`;
 
 interface RunOptions {
   mock?: boolean;
@@ -64,6 +77,10 @@ interface RunOptions {
   qos?: boolean;
   allowInferred?: boolean;
   iUnderstandThisWritesToHardware?: boolean;
+  memory?: string[];
+  maxIterations?: string;
+  maxRingBytes?: string;
+  dgeBackends?: string;
 }
 
 function parseNumber(v: string | undefined, where: string): number | undefined {
@@ -80,7 +97,11 @@ function parseNumber(v: string | undefined, where: string): number | undefined {
   return n;
 }
 
-/** The program files a path names: the file, or the *.json files of a directory (sorted). */
+/**
+ * The program files a path names: the file, or the *.json entries of a directory (sorted). Every
+ * entry that is not a directory is listed, so a FIFO, a device or a dangling link named *.json is
+ * reported as a failed program (each is read through readInputText, which refuses them).
+ */
 export function programFiles(path: string): string[] {
   let st;
   try {
@@ -97,60 +118,118 @@ export function programFiles(path: string): string[] {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => join(path, f))
-    .filter((f) => statSync(f).isFile());
+    .filter((f) => {
+      try {
+        return !statSync(f).isDirectory();
+      } catch {
+        return lstatSync(f).isSymbolicLink(); // a dangling link: reported when it is read
+      }
+    });
   if (files.length === 0)
     throw badArg(path, `no *.json program in ${path}`, 'a directory holding program files');
   return files;
 }
 
+/** The loop iterations a program asks for (the sum over its loop blocks), read from its JSON. */
+export function loopIterationsOf(json: unknown): { total: number; where: string } {
+  let total = 0;
+  let where = '$';
+  let most = 0;
+  const fns = (json as { functions?: unknown })?.functions;
+  if (!Array.isArray(fns)) return { total, where };
+  fns.forEach((f, fi) => {
+    const blocks = (f as { blocks?: unknown })?.blocks;
+    if (!Array.isArray(blocks)) return;
+    blocks.forEach((b, bi) => {
+      const n = (b as { loop?: { iterations?: unknown } })?.loop?.iterations;
+      if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return;
+      total += n;
+      if (n > most) {
+        most = n;
+        where = `$.functions[${fi}].blocks[${bi}].loop.iterations`;
+      }
+    });
+  });
+  return { total, where };
+}
+
+/**
+ * For a directory run, refuses an output that would land in the program directory with a .json
+ * name: the next run of that directory would take it for a program.
+ */
+export function checkDirectoryRunOutput(file: string, dir: string, option: string): void {
+  if (!file.toLowerCase().endsWith('.json')) return;
+  let outDir: string;
+  let progDir: string;
+  try {
+    progDir = realpathSync(dir);
+    outDir = realpathSync(dirname(resolve(file)));
+  } catch {
+    return;
+  }
+  if (outDir === progDir) {
+    throw badArg(
+      option,
+      `${option} ${file} would put .json files into the program directory ${dir}, which the next run of it would read as programs`,
+      'an output path outside the program directory, or a name not ending in .json',
+      file,
+    );
+  }
+}
+
 /** Checks the device options before anything is read or opened. */
 function checkDeviceOptions(o: RunOptions): void {
-  if (o.mock && o.device !== undefined) {
-    throw badArg(
-      '--mock/--device',
-      'give either --mock or --device <path>, not both',
-      '--mock | --device <path>',
-    );
-  }
-  if (!o.mock && o.device === undefined) {
-    throw badArg(
-      '--mock/--device',
-      'a device is required: --mock for the mock device, or --device <path> --profile trn2 for hardware',
-      '--mock | --device <path> --profile <name>',
-    );
-  }
+  checkDeviceChoice(o, true);
   if (o.device !== undefined) {
-    if (o.profile === undefined)
-      throw badArg(
-        '--profile',
-        '--device needs --profile (for example --profile trn2)',
-        '--profile trn2',
-      );
-    if (!o.iUnderstandThisWritesToHardware) {
-      throw badArg(
-        `--${HARDWARE_CONFIRMATION}`,
-        `a run on --device writes the device's registers and memory; add --${HARDWARE_CONFIRMATION} to confirm`,
-        `--${HARDWARE_CONFIRMATION}`,
-      );
-    }
+    getProfile(o.profile!);
+    declaredMemory(o);
+  } else if (o.memory !== undefined) {
+    throw badArg(
+      '--memory',
+      '--memory declares memory of --device; the mock lays out its own',
+      '--device',
+      o.memory,
+    );
   }
+}
+
+/**
+ * The memory windows of one program on --device: each region and the rings, each inside the
+ * DMA-visible memory the profile or --memory declares, mapped at the matching file offset.
+ * @throws NxdmaError MEMORY_UNMAPPED naming the region and the declared memory.
+ */
+export function programMemory(o: RunOptions, p: PreparedFlow, ringBase: number): MemorySpec[] {
+  const profile = getProfile(o.profile!);
+  const declared: (MemorySpec & { name: string })[] = [
+    ...(profile.dmaMemory ?? []).map((m) => ({ ...m, name: `profile ${profile.name} ${m.name}` })),
+    ...declaredMemory(o).map((m, i) => ({
+      ...m,
+      name: `--memory ${memoryText(m)}` + (i > 0 ? ` (#${i + 1})` : ''),
+    })),
+  ];
+  const wanted = p.module.regions.map((r) => ({
+    name: `region "${r.name}"`,
+    address: r.base,
+    size: r.size,
+  }));
+  if (p.ringBytes > 0) wanted.push({ name: 'the rings', address: ringBase, size: p.ringBytes });
+  return wanted.map((w) => {
+    const d = checkInsideMemory(w, declared) as MemorySpec & { name: string };
+    return {
+      deviceAddress: w.address,
+      fileOffset: d.fileOffset + (w.address - d.deviceAddress),
+      size: w.size,
+    };
+  });
 }
 
 /** The device of one program: a mock laid out for it, or the mapped device. */
 function deviceFor(o: RunOptions, p: PreparedFlow, ringBase: number): Device {
   if (o.mock) return flowMock(p, ringBase);
-  const memory: MemorySpec[] = p.module.regions.map((r) => ({
-    deviceAddress: r.base,
-    fileOffset: r.base,
-    size: r.size,
-  }));
-  if (p.ringBytes > 0)
-    memory.push({ deviceAddress: ringBase, fileOffset: ringBase, size: p.ringBytes });
-  return openDevice({
-    path: o.device!,
-    profile: o.profile as 'trn2',
+  return openCliDevice(o, {
     engines: [...new Set(p.active.map((a) => a.engine))],
-    memory,
+    memory: programMemory(o, p, ringBase),
+    writes: true,
   });
 }
 
@@ -240,10 +319,26 @@ async function runOne(
   o: RunOptions,
   out: Out,
   tty: boolean,
+  inputs: InputSet,
   timeline?: string,
 ): Promise<FlowReport> {
-  const json = readProgramFile(file);
-  const p = prepareFlow(json, { file });
+  const lowerOpts =
+    o.dgeBackends === undefined ? {} : { availability: parseBackendList(o.dgeBackends) };
+  const input = readProgramInput(file, inputs);
+  const loops = loopIterationsOf(input.json);
+  try {
+    const limit = budgetLimit(LOOP_ITERATIONS, o.maxIterations);
+    checkBudget(LOOP_ITERATIONS, limit, loops.total, `${file} ${loops.where}`, loops.where);
+  } catch (e) {
+    throw withLocations(e, input);
+  }
+  let p: PreparedFlow;
+  try {
+    p = prepareFlow(input.json, { file, lower: lowerOpts });
+  } catch (e) {
+    throw withLocations(e, input);
+  }
+  checkBudget(RING_BYTES, budgetLimit(RING_BYTES, o.maxRingBytes), p.ringBytes, `${file} rings`);
   const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
   const device = deviceFor(o, p, ringBase);
   const bar = progress({ label: basename(file), unit: 'DMAs', enabled: tty });
@@ -255,14 +350,20 @@ async function runOne(
       qos: o.qos !== false,
       allowInferred: o.allowInferred === true,
       trace: o.trace === true,
+      lower: lowerOpts,
       onProgress: (done, total) => bar.update(done, total),
     });
     if (timeline !== undefined) {
-      writeTimeline(timeline, device, {
-        title: `nxdma run ${report.program}: queue service (${report.arbitration.mode === 'qos' ? 'QoS from each queue class' : 'round robin'})`,
-        laneName: (engine, qid) =>
-          report.queues.find((q) => q.engine === engine && q.qid === qid)?.name,
-      });
+      writeTimeline(
+        timeline,
+        device,
+        {
+          title: `nxdma run ${report.program}: queue service (${report.arbitration.mode === 'qos' ? 'QoS from each queue class' : 'round robin'})`,
+          laneName: (engine, qid) =>
+            report.queues.find((q) => q.engine === engine && q.qid === qid)?.name,
+        },
+        inputs,
+      );
     }
     return report;
   } finally {
@@ -283,6 +384,11 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--profile <name>', 'device profile of --device (trn2)')
     .option(`--${HARDWARE_CONFIRMATION}`, 'confirm that --device may write the hardware')
     .option(
+      '--memory <addr+size[@offset]>',
+      'DMA-visible memory of --device: device address + size, at that file offset (default: the address); repeatable',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    )
+    .option(
       '--ring-base <addr>',
       'device address of the rings (default: the first 1 MiB boundary past the regions)',
     )
@@ -292,29 +398,60 @@ export function register(program: Command, ctx: CliContext): void {
       'leave the arbiters in round robin (do not program each queue from its class)',
     )
     .option('--allow-inferred', 'also write registers that hold inferred facts')
+    .option(
+      '--dge-backends <list>',
+      "the DGE backends the core offers: pool, rtl, software (comma list) or none (default: the ArchLevel's table, docs/lowering.md)",
+    )
     .option('--json', 'print the report(s) as JSON')
     .option('--trace', 'add the micro-op streams, descriptors and packets served')
     .option(
       '--timeline <file>',
       'draw the mock queue service over time as SVG (a directory run: one file per program)',
     )
+    .option(
+      `${LOOP_ITERATIONS.option} <n>`,
+      `refuse a program whose loops run more iterations than this (default ${LOOP_ITERATIONS.defaultLimit})`,
+    )
+    .option(
+      `${RING_BYTES.option} <n>`,
+      `refuse a program whose rings need more memory than this (default ${RING_BYTES.defaultLimit})`,
+    )
     .addHelpText('after', EXAMPLE)
     .action(async (path: string, o: RunOptions) => {
       const out = ctx.out;
       checkDeviceOptions(o);
+      if (o.dgeBackends !== undefined) parseBackendList(o.dgeBackends);
       parseNumber(o.ringBase, '--ring-base');
       parseNumber(o.seed, '--seed');
       checkTimelineOption(o.timeline, { mock: o.mock === true });
+      budgetLimit(LOOP_ITERATIONS, o.maxIterations);
+      budgetLimit(RING_BYTES, o.maxRingBytes);
       const files = programFiles(path);
       const single = files.length === 1 && !statSync(path).isDirectory();
+      // every program is an input: no output of this run may overwrite one
+      const inputs = new InputSet();
+      for (const f of files) {
+        try {
+          inputs.add(f);
+        } catch {
+          // unreadable: reported when the program is read
+        }
+      }
+      if (o.timeline !== undefined) {
+        for (const f of files) {
+          const tl = timelineFileFor(o.timeline, f, single);
+          if (!single) checkDirectoryRunOutput(tl, path, '--timeline');
+          checkTimelineOption(tl, { mock: true, inputs });
+        }
+      }
       const reports: FlowReport[] = [];
-      const failures: { file: string; error: { code: string; message: string } }[] = [];
+      const failures: { file: string; error: ErrorJson }[] = [];
       let code: number = EXIT.OK;
       for (const file of files) {
         try {
           const tl =
             o.timeline === undefined ? undefined : timelineFileFor(o.timeline, file, single);
-          const r = await runOne(file, o, out, out.tty && !o.json, tl);
+          const r = await runOne(file, o, out, out.tty && !o.json, inputs, tl);
           reports.push(r);
           if (!o.json) {
             for (const line of formatReport(out, r)) out.log(line);
@@ -325,28 +462,29 @@ export function register(program: Command, ctx: CliContext): void {
           if (single) throw e;
           const c = exitCodeFor(e);
           if (c > code) code = c;
-          const err = isNxdmaError(e)
-            ? { code: e.code, message: e.message }
-            : { code: 'INTERNAL', message: String((e as Error)?.stack ?? e) };
-          failures.push({ file, error: err });
+          failures.push({ file, error: errorJson(e) });
           if (!o.json) {
-            out.err(`${file}: error [${err.code}]: ${err.message}`);
+            for (const l of errorLines(e)) out.err(isNxdmaError(e) ? l : `${l} (${file})`);
             out.log('');
           }
         }
       }
-      const total = totalsOf(reports);
+      // a program that could not run counts as a program, and as a failed one
+      const ran = totalsOf(reports);
+      const total = {
+        ...ran,
+        programs: ran.programs + failures.length,
+        failed: ran.failed + failures.length,
+        invalid: failures.length,
+      };
       if (total.mismatches > 0 && code === EXIT.OK) code = EXIT.VERIFY_FAILED;
       if (o.json) {
         out.json(single ? reports[0] : { reports, failures, total });
       } else if (!single) {
-        const verdict =
-          total.failed === 0 && failures.length === 0
-            ? paint(out, 32, 'OK')
-            : paint(out, 31, 'FAILED');
+        const verdict = total.failed === 0 ? paint(out, 32, 'OK') : paint(out, 31, 'FAILED');
         out.log(
-          `total: ${total.programs} programs run, ${total.passed} passed, ${total.failed} with mismatches` +
-            (failures.length > 0 ? `, ${failures.length} not run` : '') +
+          `total: ${total.programs} programs, ${total.passed} passed, ${total.failed} failed ` +
+            `(${ran.failed} with mismatches, ${failures.length} not run)` +
             `; ${kib(total.bytesMoved)} moved, ${total.verifiedBytes} destination bytes verified, ` +
             `${total.mismatches} mismatches ${verdict}`,
         );

@@ -210,6 +210,20 @@ export interface ModuleOptions {
   considerMinElems: boolean;
   /** --dynamic-dma-scratch-size-per-partition (bytes). */
   dynamicDmaScratchSizePerPartition: number;
+  /** The DGE backend availability table given by the program (entries it sets), or null. */
+  backends: { pool?: boolean; rtl?: boolean; software?: boolean } | null;
+  /** The DGE host tables given by the program, 'device' (read them from the device), or null. */
+  dgeHostTables: DgeHostTables | 'device' | null;
+  /** cc_cce_reduce_prio_pkt_size[0..4] (bytes; 0 uncapped). */
+  cceReducePrioPktSize: readonly number[];
+}
+
+/** The DGE host-private tables (seed 004 §7.2) as the data path reads them. */
+export interface DgeHostTables {
+  /** +0x18: preferred bytes per packet of ISA classes 1..4 (entry i is class i + 1; 0: none). */
+  priorityClassMap: readonly number[];
+  /** +0x28: per-priority DMA-channel masks. */
+  mailboxes: readonly { priority: number; bitmask: number }[];
 }
 
 export class Module {

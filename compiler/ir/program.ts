@@ -83,8 +83,13 @@ const tensorKindName = z.enum([
   'Semaphore',
   'Spill',
 ] as const satisfies readonly TensorKindName[]);
+/** The allowed values of a DMAQoSClass, as error messages name them. */
+export const QOS_CLASS_ALLOWED = 'P0..P14, Default, Unassigned (or an ordinal 0..16)';
+
 const qosClass = z
-  .union([z.enum(DMA_QOS_CLASS_NAMES as [string, ...string[]]), z.number().int().min(0).max(16)])
+  .union([z.enum(DMA_QOS_CLASS_NAMES as [string, ...string[]]), z.number().int().min(0).max(16)], {
+    error: (iss) => `qos one of ${QOS_CLASS_ALLOWED}, got ${JSON.stringify(iss.input)}`,
+  })
   .describe('DMAQoSClass: Unassigned, Default, P0..P14, or its ordinal 0..16');
 
 const engineInfo = z
@@ -269,20 +274,90 @@ export const OptionsSchema = z
     considerDescNum: z.boolean().default(true),
     considerMinElems: z.boolean().default(true),
     dynamicDmaScratchSizePerPartition: z.number().int().min(0).default(1024),
+    backends: z
+      .object({ pool: z.boolean(), rtl: z.boolean(), software: z.boolean() })
+      .partial()
+      .strict()
+      .optional()
+      .describe(
+        "the DGE backend availability table (the firmware's runtime-populated BSS table); entries left out keep the ArchLevel's default (docs/lowering.md)",
+      ),
+    dgeHostTables: z
+      .union([
+        z.literal('device'),
+        z
+          .object({
+            priorityClassMap: z
+              .array(
+                z
+                  .number()
+                  .int()
+                  .min(0)
+                  .max(2 ** 32 - 1),
+              )
+              .max(4)
+              .optional()
+              .describe(
+                'dram_base + 0x18: preferred bytes per packet of DGE transfers of ISA classes 1..4 (0: no preference)',
+              ),
+            mailboxes: z
+              .array(
+                z
+                  .object({
+                    priority: z.number().int().min(0).max(255),
+                    bitmask: z.number().int().min(0).max(0xffff),
+                  })
+                  .strict(),
+              )
+              .max(4)
+              .optional()
+              .describe(
+                'dram_base + 0x28: a DGE operation whose priority is greater than a mailbox priority may use only the DMA channels of its bitmask',
+              ),
+          })
+          .strict(),
+      ])
+      .optional()
+      .describe(
+        "the DGE host tables the flow applies to the data path; 'device' reads them from DGE core 0 of the device (docs/flow.md)",
+      ),
+    cceReducePrioPktSize: z
+      .array(
+        z
+          .number()
+          .int()
+          .min(0)
+          .max(2 ** 32 - 1),
+      )
+      .length(5)
+      .optional()
+      .describe(
+        'cc_cce_reduce_prio_pkt_size[0..4]: byte cap of a collective-reduce (CCE) packet per priority class (0: uncapped); default all 0',
+      ),
   })
   .strict();
 
-const archSchema = z.union([
-  z.literal(10),
-  z.literal(20),
-  z.literal(30),
-  z.literal(40),
-  z.literal(50),
-  z.enum(Object.keys(ArchLevel) as [keyof typeof ArchLevel, ...(keyof typeof ArchLevel)[]]),
-]);
+/** The allowed values of `arch`, as error messages name them. */
+export const ARCH_ALLOWED = `10, 20, 30, 40, 50 (or ${Object.keys(ArchLevel).join(', ')})`;
+
+const archSchema = z.union(
+  [
+    z.literal(10),
+    z.literal(20),
+    z.literal(30),
+    z.literal(40),
+    z.literal(50),
+    z.enum(Object.keys(ArchLevel) as [keyof typeof ArchLevel, ...(keyof typeof ArchLevel)[]]),
+  ],
+  { error: (iss) => `arch one of ${ARCH_ALLOWED}, got ${JSON.stringify(iss.input)}` },
+);
 
 export const ProgramSchema = z
   .object({
+    $schema: z
+      .string()
+      .optional()
+      .describe('the JSON Schema of this document (program.schema.json), for editors; ignored'),
     format: z.literal(PROGRAM_FORMAT).optional(),
     name: name.default('program'),
     description: z.string().optional(),

@@ -32,7 +32,6 @@ import {
   parseProgramShape,
   programInvalid,
 } from './program.ts';
-import { isDGEOpcode } from './predicates.ts';
 import { VALID_ENGINES_CORE_V5 } from './target.ts';
 
 const MEM_TYPE = {
@@ -94,6 +93,17 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
     considerDescNum: o.considerDescNum,
     considerMinElems: o.considerMinElems,
     dynamicDmaScratchSizePerPartition: o.dynamicDmaScratchSizePerPartition,
+    backends: o.backends ? { ...o.backends } : null,
+    dgeHostTables:
+      o.dgeHostTables === undefined
+        ? null
+        : o.dgeHostTables === 'device'
+          ? 'device'
+          : {
+              priorityClassMap: [...(o.dgeHostTables.priorityClassMap ?? [])],
+              mailboxes: (o.dgeHostTables.mailboxes ?? []).map((x) => ({ ...x })),
+            },
+    cceReducePrioPktSize: o.cceReducePrioPktSize ? [...o.cceReducePrioPktSize] : [0, 0, 0, 0, 0],
   };
   const m = new Module(p.name, arch, options);
 
@@ -335,18 +345,10 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
             if (typeof d.qos === 'number') inst.qos = d.qos as DMAQoSClass;
             else inst.qos = DMAQoSClass[d.qos as keyof typeof DMAQoSClass];
           }
-          if (d.dgeType !== undefined) {
-            inst.dgeType = DGEType[d.dgeType];
-            if (
-              (inst.dgeType === DGEType.SWDGE || inst.dgeType === DGEType.HWDGE) &&
-              !isDGEOpcode(op)
-            ) {
-              issue(
-                `${ipath()}.dgeType`,
-                `a ${d.dgeType} route can only be preset on Load, Save or DMACopy (got ${d.op})`,
-              );
-            }
-          }
+          // Any DMA-family opcode may carry a preset route (the DGEType field is InstDMA's): on
+          // opcodes 41-46 and 67 the route predicate and pass 123 leave it alone and the cleanup's
+          // checks judge it (docs/compiler.md "The route predicate's opcode mask").
+          if (d.dgeType !== undefined) inst.dgeType = DGEType[d.dgeType];
           if (d.dmaKind !== undefined) inst.dmaKind = DMAKind[d.dmaKind];
           if (d.transpose !== undefined) inst.transpose = TransposeKind[d.transpose];
           if (d.dstReduce !== undefined) inst.dstReduce = DstReduce[d.dstReduce];

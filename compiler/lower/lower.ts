@@ -87,6 +87,28 @@ export interface LowerOptions {
   maxNests?: number;
   /** Keep the micro-op streams and 64-byte descriptors (default true). */
   keepRecords?: boolean;
+  /**
+   * The packet byte size of a DMA (0: packets are bounded by maxDescPerPacket only): the flow
+   * gives the DGE host table's per-class bytes per packet (+0x18) and the CCE prio cap here
+   * (driver/flow/host-tables.ts). May throw LOWER_ERROR.
+   */
+  packetBytes?: (d: PacketInfo) => number;
+  /**
+   * The 16-bit DMA-channel mask a DGE operation of this wire priority class may use (the DGE
+   * mailbox rule, +0x28); default 0xFFFF. ANDed with the queue's channels.
+   */
+  dmaMask?: (priorityClass: number) => number;
+}
+
+/** What packetBytes is asked about one DMA. */
+export interface PacketInfo {
+  instr: Instr;
+  label: string;
+  backend: Backend;
+  priorityClass: number;
+  elemSize: number;
+  elements: number;
+  arch: number;
 }
 
 /** One DMA channel's program: its micro-ops, the two dge_shapes and the descriptors it builds. */
@@ -125,6 +147,17 @@ export interface LoweredDma {
   dstHi: number;
   /** Index tensor read by the DMA (indirect), or null. */
   indexTensor: Tensor | null;
+  /** DIRECT2D compute_op of a destination reduce (ComputeOp.NONE for a copy). */
+  computeOp: number;
+  /** Packet byte size of its BDs (0: bounded by descriptors per packet only). */
+  packetBytes: number;
+  /** DMA channels its streams may use (lo16 of MEMCOPY_DMA_CFG); 0 for backend none. */
+  channelMask: number;
+  /**
+   * A destination reduce's DIRECT2D descriptors, in order (kept whatever keepRecords says): BDs
+   * only copy bytes, so the Pool core executes these itself (DgeCoreIO.executeDescriptor).
+   */
+  reduceDescriptors: DgeDescriptor[];
 }
 
 export interface LoweredQueue {
@@ -201,19 +234,24 @@ interface Ctx {
   keep: boolean;
   /** Next channel per queue. */
   nextChannel: Map<DmaQueue, number>;
+  packetBytes: ((d: PacketInfo) => number) | null;
+  dmaMask: ((priorityClass: number) => number) | null;
 }
 
 /** Lowers every DMA of a compiled module. Throws LOWER_ERROR (nothing is written anywhere). */
 export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
   const ctx: Ctx = {
     m,
-    avail: { ...availabilityFor(m.arch), ...opts.availability },
+    // the backend availability table: the ArchLevel's default, then the program's, then the caller's
+    avail: { ...availabilityFor(m.arch), ...m.options.backends, ...opts.availability },
     maxPerPacket: opts.maxDescPerPacket ?? DEFAULT_MAX_DESC_PER_PACKET,
     carveout: opts.carveoutDescriptors ?? DEFAULT_CARVEOUT_DESCRIPTORS,
     ringSize: opts.ringSize ?? DEFAULT_RING_SIZE,
     maxNests: opts.maxNests ?? DEFAULT_MAX_NESTS,
     keep: opts.keepRecords !== false,
     nextChannel: new Map(),
+    packetBytes: opts.packetBytes ?? null,
+    dmaMask: opts.dmaMask ?? null,
   };
   for (const [k, v] of [
     ['maxDescPerPacket', ctx.maxPerPacket],
@@ -288,6 +326,14 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
   };
 }
 
+/** RTL_DIMS: the loop dims of an RTL descriptor program (the 5 of "5 + 2", seed 004 §3.4/§4.1). */
+export const RTL_NEST_DIMS = 5;
+
+/** The deepest loop nest one descriptor program of a DGE backend may hold. */
+export function nestDepth(backend: Backend): number {
+  return backend === 'rtl' ? RTL_NEST_DIMS : Math.min(DGE_SHAPE_DEPTH, BACKEND_DIMS[backend]);
+}
+
 /** Lowers one DMA. */
 function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   const m = ctx.m;
@@ -348,6 +394,14 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       backend,
     );
   }
+  if (I.dstReduce !== DstReduce.none && (sIdx !== null || dIdx !== null)) {
+    throw lowerError(
+      lab,
+      'a destination reduce is a DIRECT2D compute_op: an indexed (INDIRECT1D) DMA only copies',
+      'no dstReduce on an indexed DMA',
+      'indexed',
+    );
+  }
   if (I.dstReduce !== DstReduce.none && I.transpose !== TransposeKind.none) {
     throw lowerError(
       lab,
@@ -357,13 +411,27 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     );
   }
   const dge = backend !== 'none';
-  let ch = ctx.nextChannel.get(queue) ?? 0;
+  const priorityClass = toPriorityClass(I.qos);
   const channels = Math.max(1, Math.min(queue.dmaEngines, DGE_DMA_CHANNELS));
+  // the queue's channels, ANDed with what the DGE mailboxes leave this priority (seed 004 §7.2:
+  // "if the DGE operation's priority > the mailbox priority, AND-mask the 16-bit DMA bitmask")
+  let channelMask = channels >= 16 ? 0xffff : (1 << channels) - 1;
+  if (dge && ctx.dmaMask !== null) channelMask &= ctx.dmaMask(priorityClass);
+  if (dge && channelMask === 0) {
+    throw lowerError(
+      lab,
+      `the DGE mailboxes leave priority class ${priorityClass} no DMA channel of the queue's ${channels}`,
+      'at least one DMA channel enabled (mailbox bitmask AND the queue channels)',
+      0,
+    );
+  }
+  let ch = ctx.nextChannel.get(queue) ?? lowestBit(channelMask);
+  if ((channelMask & (1 << ch)) === 0) ch = nextBit(channelMask, ch);
   const ec: EmitContext = {
     channel: 0,
-    channelMask: channels >= 16 ? 0xffff : (1 << channels) - 1,
+    channelMask,
     regwrite: hasRegwrite(m.arch),
-    priorityClass: toPriorityClass(I.qos),
+    priorityClass,
     dtype: DTYPE_CODE[src.tensor.dtype],
     computeOp: COMPUTE_OP[I.dstReduce],
     srcBound: regionBound(m, src.tensor.region),
@@ -371,6 +439,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   };
   const streams: LoweredStream[] = [];
   const walks: Walk[] = [];
+  const reduceDescriptors: DgeDescriptor[] = [];
   let dgeDescriptors = 0;
   const addStream = (ops: MicroOp[], n: Nest | null, descs: DgeDescriptor[]): void => {
     for (const d of descs) {
@@ -390,15 +459,16 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       streams.push({
         channel: ec.channel,
         microOps: ops,
-        src: n ? dgeShapeOf(n, true) : null,
-        dst: n ? dgeShapeOf(n, false) : null,
+        // the dge_shape is the firmware's 4-deep view; a deeper RTL program has none
+        src: n && depthOf(n) <= DGE_SHAPE_DEPTH ? dgeShapeOf(n, true) : null,
+        dst: n && depthOf(n) <= DGE_SHAPE_DEPTH ? dgeShapeOf(n, false) : null,
         descriptors: descs,
       });
     }
   };
   const nextChannel = (): void => {
     ec.channel = ch;
-    ch = (ch + 1) % channels;
+    ch = nextBit(channelMask, ch);
   };
 
   if (sIdx === null && dIdx === null) {
@@ -413,9 +483,11 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       dst.tensor.address + ds.baseElem * elemSize,
     );
     const transpose = I.transpose !== TransposeKind.none;
+    // Pool and software walk the nest through the 4-deep dge_shape ($S registers); RTL expands
+    // "the 5 + 2-dim form" in hardware (seed 004 §4.1), so an RTL program keeps 5 dims.
     const limits: NestLimits = dge
       ? {
-          maxDepth: Math.min(DGE_SHAPE_DEPTH, BACKEND_DIMS[backend]),
+          maxDepth: nestDepth(backend),
           fieldLimits: true,
           unpairedBelow: transpose ? 0 : 2,
           maxNests: ctx.maxNests,
@@ -439,6 +511,8 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       }
       nextChannel();
       const descs = nestDescriptors(ec, n, transpose);
+      if (ec.computeOp !== COMPUTE_OP[DstReduce.none])
+        for (const x of descs) reduceDescriptors.push(x);
       if (xbar) for (const d of descs) xbarCheck(lab, d);
       addStream(ctx.keep ? nestMicroOps(ec, n, BACKEND_DIMS[backend]) : [], n, descs);
     }
@@ -486,7 +560,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
             f.dstStep,
           )
         : [];
-    if (gatherXpose) {
+    if (gatherXpose && dge) {
       const rowElems = fx.nums.length === 0 ? 1 : fx.nums[0];
       const rowOk = fx.nums.length === 0 || (fx.nums.length === 1 && fx.steps[0] === 1);
       const innerOk =
@@ -596,7 +670,19 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   }
   if (dge) ctx.nextChannel.set(queue, ch);
 
-  // --- BD counts, bound layers 1 and 3
+  // --- packet sizes (host table +0x18, CCE prio cap), BD counts, bound layers 1 and 3
+  const packetBytes =
+    ctx.packetBytes === null
+      ? 0
+      : ctx.packetBytes({
+          instr: I,
+          label: lab,
+          backend,
+          priorityClass,
+          elemSize,
+          elements: src.numElements,
+          arch: m.arch,
+        });
   const pieces: number[] = new Array(walks.length);
   let total = 0;
   let srcLo = Infinity;
@@ -609,7 +695,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   const dReg = dst.tensor.region;
   for (let k = 0; k < walks.length; k++) {
     const w = walks[k];
-    const n = countPieces(w);
+    const n = countPieces(w, packetBytes);
     if (n > ctx.ringSize) {
       throw lowerError(
         lab,
@@ -673,7 +759,25 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     dstLo,
     dstHi,
     indexTensor: idxT,
+    computeOp: ec.computeOp,
+    packetBytes,
+    channelMask: dge ? channelMask : 0,
+    reduceDescriptors,
   };
+}
+
+/** The lowest set bit of a non-zero 16-bit mask. */
+function lowestBit(mask: number): number {
+  return 31 - Math.clz32(mask & -mask);
+}
+
+/** The next set bit of `mask` after bit `b`, wrapping (the channels a queue rotates over). */
+function nextBit(mask: number, b: number): number {
+  for (let k = 1; k <= 16; k++) {
+    const c = (b + k) & 15;
+    if ((mask & (1 << c)) !== 0) return c;
+  }
+  return b;
 }
 
 /** The smallest and largest of the first `n` index values (index tensors are read-only: init). */

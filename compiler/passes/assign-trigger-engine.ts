@@ -2,7 +2,7 @@
  * assign_trigger_engine (seed 000, pipeline order 110): picks the compute engine that triggers
  * each DMA. Only DMAs still on the abstract EngineType::DMA (4) are re-homed:
  *  - Load / DMACopy touching a collective's argument or result storage -> the collective's engine
- *    (tryAssignToCCEngine);
+ *    and sub id (tryAssignToCCEngine);
  *  - otherwise Save / DMACopy from on-chip memory to a DRAM tensor that is not a graph output ->
  *    the engine (and sub id) of the latest writer of its source earlier in the block
  *    (assignSaveToProducerEngine, the trigger-follows-producer rule);
@@ -56,7 +56,7 @@ export function assignIdsAndCcLocs(m: Module): { idOf: Int32Array; cc: CcMaps } 
   return { idOf, cc };
 }
 
-/** tryAssignToCCEngine: Load / DMACopy touching CC storage take the collective's engine. */
+/** tryAssignToCCEngine: Load / DMACopy touching CC storage take the collective's engine and sub id. */
 export function tryAssignToCCEngine(I: Instr, cc: CcMaps): boolean {
   if (I.op !== InstructionType.Load && I.op !== InstructionType.DMACopy) return false;
   for (let k = 0; k < 2; k++) {
@@ -65,7 +65,11 @@ export function tryAssignToCCEngine(I: Instr, cc: CcMaps): boolean {
     const id = ap.tensor.id;
     const c = cc.result[id] ?? cc.arg[id];
     if (c !== null) {
-      I.engine = c.engine; // the engine dword only
+      // `inst[+0x90] = cc[+0x90]`: +0x90 is written as one 64-bit store (seed 000: "+0x90 is
+      // written as a 64-bit store"), engine id and +0x94 sub id together, so "the DMA and the CC
+      // op share an engine queue" (docs/compiler.md "CC maps")
+      I.engine = c.engine;
+      I.subId = c.subId;
       return true;
     }
   }

@@ -1,10 +1,13 @@
 /**
- * chain_dma_transposes (seed 003, pipeline order 125), per basic block in program order:
+ * chain_dma_transposes (seed 003, pipeline order 125). The run gate sits in ChainDMATransposes::run,
+ * above both sub-passes: "for each Function: // run gate reads Func→[…]→[0xAC]==0x1D", the arch
+ * compare the seeds use for "the xbar / HWDGE exists" (ArchLevel > 29). Below it the pass does
+ * nothing. Above it, per basic block in program order:
  *  - chainDMATransposes: each transpose DMA depends (EdgeKind Output) on the previous transpose on
  *    the same queue in the block, so a queue's transposes form one ordered chain and reuse one warm
  *    descriptor context. The seed's prose, not its pseudo-code, is followed here
  *    (docs/compiler.md "chain_dma_transposes").
- *  - chainXbarTransposeAndRemoteDMA (ArchLevel > 29, where the xbar exists): orders cross-bar
+ *  - chainXbarTransposeAndRemoteDMA: orders cross-bar
  *    transposes against SB-destination collectives and remote-SB pushes in both directions with
  *    EdgeKind Ordered edges: a transpose waits for the collective / push latched since the previous
  *    transpose; a collective / push waits for the last transpose.
@@ -119,8 +122,9 @@ export const chainDmaTransposes: Pass = {
       pushAfterTranspose: 0,
       skippedBlocks: 0,
     };
-    const xbar = hwdgeAvailable(m.arch);
-    for (const f of m.functions) {
+    // the run gate of ChainDMATransposes::run, above both sub-passes
+    const gated = !hwdgeAvailable(m.arch);
+    for (const f of gated ? [] : m.functions) {
       for (const bb of f.blocks) {
         gen++;
         let hasXbar = false;
@@ -137,16 +141,12 @@ export const chainDmaTransposes: Pass = {
           lastOnQueue[q.index] = I;
           queueGen[q.index] = gen;
         }
-        if (xbar)
-          chainXbarTransposeAndRemoteDMA(
-            bb,
-            xc,
-            ctx.notes.length < 1000 ? ctx.notes : null,
-            hasXbar,
-          );
+        chainXbarTransposeAndRemoteDMA(bb, xc, ctx.notes.length < 1000 ? ctx.notes : null, hasXbar);
       }
     }
+    if (gated) ctx.notes.push(`ArchLevel ${m.arch} <= 29: chain_dma_transposes does not run`);
     Object.assign(ctx.counters, {
+      gated: gated ? 1 : 0,
       transposes,
       chainEdges,
       xbarEdges:

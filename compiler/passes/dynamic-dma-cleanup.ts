@@ -3,7 +3,8 @@
  * not a memory teardown but the consistency check of DGE routing and HWDGE engine binding, plus the
  * feature-flag stripper. Three checks per DMA-family instruction, flat over the module:
  *  (A) a DGE route with DGE disabled is an error, and with DGE disabled every route becomes None;
- *  (B) a dynamic-AP DMA's route must still be in the eligible set getDGEInstructionType returns;
+ *  (B) a dynamic-AP DMA's route must still be in the eligible set getDGEInstructionType returns
+ *      (an assertion the predicate raises is reported alone: the real compiler stops there);
  *  (C) an HWDGE DMA with an engine set must be on SP or Activation.
  */
 import type { PassName } from '../errors.ts';
@@ -26,6 +27,7 @@ function runCleanup(ctx: PassContext): void {
   let stripped = 0;
   let routesChecked = 0;
   let enginesChecked = 0;
+  let asserted = 0;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
       for (const I of bb.instrs) {
@@ -46,10 +48,17 @@ function runCleanup(ctx: PassContext): void {
         // (B) route validity
         if (hasDynamicAP(I) && I.dgeType !== DGEType.Unassigned) {
           routesChecked++;
+          const before = ctx.errors.length;
           const valid = routeSet(
             getDGEInstructionType(I, m, considerDescNum, considerMinElems, ctx.error),
           );
-          if ((valid & (1 << I.dgeType)) === 0) {
+          // A NeuronAssertion inside getDGEInstructionType (TensorIndirect AP, dynamic transpose
+          // shape, "DMA Instruction with dynamic AP must have Scalar/Vector Dynamic offset
+          // enabled") aborts the compiler: it is reported alone, never followed by a route check
+          // against the `{None}` fallback the predicate returns after it.
+          if (ctx.errors.length > before) {
+            asserted++;
+          } else if ((valid & (1 << I.dgeType)) === 0) {
             ctx.error(
               'DGE_ROUTE_INVALID',
               I.id,
@@ -75,7 +84,7 @@ function runCleanup(ctx: PassContext): void {
       }
     }
   }
-  Object.assign(ctx.counters, { visited, stripped, routesChecked, enginesChecked });
+  Object.assign(ctx.counters, { visited, stripped, routesChecked, enginesChecked, asserted });
 }
 
 function cleanupPass(name: PassName, order: number | null, summary: string): Pass {

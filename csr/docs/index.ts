@@ -7,15 +7,30 @@
  *
  * `buildDocs` is pure: the same models give byte-identical files (no dates, no absolute paths, a
  * fixed order), so a generated site can be committed and diffed. `writeDocs` validates the output
- * directory first, then writes, leaving files whose content is unchanged untouched.
+ * directory first, then writes, leaving files whose content is unchanged untouched. The write is
+ * all or nothing: every changed file is first written to a temporary file next to its target, and
+ * only when all of them are written are they renamed into place; a failure removes the temporary
+ * files and the folders it created, leaving the site as it was. Nothing is written through a
+ * symbolic link under the output directory, and no file of the site may be one of `inputs`.
  *
  * Layout of the output directory:
  *   html/index.html, html/<file>.html, html/gaps.html           (self-contained pages)
  *   md/index.md, md/<file>.md, md/gaps.md, md/svg/<file>/<register>.svg
  */
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  type Stats,
+} from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { NxdmaError } from '../../common/errors.ts';
+import { type InputSet, kindOf, writeTemp } from '../../common/files.ts';
 import type { RegFileModel } from '../schema/model.ts';
 import { renderHtml } from './html.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -140,11 +155,19 @@ function listFiles(dir: string, base: string): string[] {
   const out: string[] = [];
   for (const n of names.sort()) {
     const p = join(dir, n);
-    const st = statSync(p);
+    const st = lstatSync(p);
     if (st.isDirectory()) out.push(...listFiles(p, base));
     else out.push(relative(base, p).split(sep).join('/'));
   }
   return out;
+}
+
+function lstatOrNull(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
 }
 
 function writeError(out: string, path: string, e: unknown): NxdmaError {
@@ -155,51 +178,90 @@ function writeError(out: string, path: string, e: unknown): NxdmaError {
   });
 }
 
+export interface WriteDocsOptions {
+  /** Files the site may not overwrite (the schemas it documents, say). */
+  readonly inputs?: InputSet;
+}
+
 /**
- * Writes a build under `outDir` (created if needed). The directory is checked first (it must not
- * be a file, nor contain a file where a directory of the site goes); then every file is written,
- * except those whose content is already the same.
+ * Writes a build under `outDir` (created if needed). Everything is checked first: no folder of
+ * the site may be a file or a symbolic link, no file of the site may be a symbolic link, a folder
+ * or one of `opts.inputs`. Then the changed files are written all or nothing (see the module
+ * comment); files whose content is already the same are not touched.
  * @throws NxdmaError BAD_ARGUMENT when the directory cannot hold the site or a write fails.
  */
-export function writeDocs(build: DocsBuild, outDir: string): WriteReport {
-  const out = resolve(outDir);
-  // Validate: every directory on the way must be a directory (or not exist yet).
+export function writeDocs(
+  build: DocsBuild,
+  outDir: string,
+  opts: WriteDocsOptions = {},
+): WriteReport {
+  let out = resolve(outDir);
+  // --out itself may be a link the user made to a folder; nothing below it is followed.
+  const top = lstatOrNull(out);
+  if (top?.isSymbolicLink()) {
+    try {
+      out = realpathSync(out);
+    } catch (e) {
+      throw writeError(out, out, e);
+    }
+  }
+  const refuse = (message: string, expected: string, actual: string): never => {
+    throw new NxdmaError('BAD_ARGUMENT', message, { where: '--out', expected, actual });
+  };
   const dirs = new Set<string>([out]);
   for (const f of build.files) {
     for (let d = dirname(join(out, f.path)); d.length > out.length; d = dirname(d)) dirs.add(d);
   }
   for (const d of [...dirs].sort()) {
-    let st;
-    try {
-      st = statSync(d);
-    } catch {
-      continue;
+    const st = lstatOrNull(d);
+    if (st === null) continue;
+    if (d !== out && st.isSymbolicLink()) {
+      refuse(
+        `${d} is a symbolic link; the docs are not written through links`,
+        'a directory inside --out (not a symbolic link)',
+        d,
+      );
     }
-    if (!st.isDirectory()) {
-      throw new NxdmaError('BAD_ARGUMENT', `${d} exists and is not a directory`, {
-        where: '--out',
-        expected: 'a directory (or a path that does not exist yet)',
-        actual: d,
-      });
+    if (d === out ? !realStatIsDir(d) : !st.isDirectory()) {
+      refuse(
+        `${d} exists and is not a directory`,
+        'a directory (or a path that does not exist yet)',
+        d,
+      );
     }
   }
+  const pending: { file: DocFile; target: string }[] = [];
   const files: WrittenFile[] = [];
   for (const f of build.files) {
     const p = join(out, f.path);
-    let same = false;
-    try {
-      same = readFileSync(p, 'utf8') === f.content;
-    } catch {
-      same = false;
+    const st = lstatOrNull(p);
+    if (st?.isSymbolicLink()) {
+      refuse(
+        `${p} is a symbolic link; the docs are not written through links`,
+        'a regular file inside --out (not a symbolic link)',
+        p,
+      );
     }
-    if (!same) {
+    if (st && !st.isFile()) {
+      refuse(`${p} is ${kindOf(st)}, where the docs put a file`, 'a regular file or nothing', p);
+    }
+    const input = opts.inputs?.inputAt(p);
+    if (input !== undefined) {
+      refuse(
+        `${p} is the input ${input} of this command; refusing to overwrite it`,
+        'an output directory that holds none of the inputs',
+        p,
+      );
+    }
+    let same = false;
+    if (st) {
       try {
-        mkdirSync(dirname(p), { recursive: true });
-        writeFileSync(p, f.content, 'utf8');
-      } catch (e) {
-        throw writeError(out, p, e);
+        same = readFileSync(p, 'utf8') === f.content;
+      } catch {
+        same = false;
       }
     }
+    if (!same) pending.push({ file: f, target: p });
     files.push({
       path: f.path,
       format: f.format,
@@ -207,6 +269,41 @@ export function writeDocs(build: DocsBuild, outDir: string): WriteReport {
       bytes: Buffer.byteLength(f.content, 'utf8'),
       changed: !same,
     });
+  }
+  // Stage every changed file next to its target, then rename them all into place.
+  const created: string[] = [];
+  const staged: { tmp: string; target: string }[] = [];
+  try {
+    for (const { file, target } of pending) {
+      const dir = dirname(target);
+      const missing: string[] = [];
+      for (let d = dir; lstatOrNull(d) === null && d.length >= out.length; d = dirname(d)) {
+        missing.unshift(d);
+      }
+      for (const d of missing) {
+        mkdirSync(d);
+        created.push(d);
+      }
+      staged.push({ tmp: writeTemp(target, file.content), target });
+    }
+  } catch (e) {
+    for (const s of staged) rmSync(s.tmp, { force: true });
+    for (const d of created.reverse()) {
+      try {
+        rmdirSync(d);
+      } catch {
+        // not empty or gone: leave it
+      }
+    }
+    throw writeError(out, staged.length < pending.length ? pending[staged.length].target : out, e);
+  }
+  for (let i = 0; i < staged.length; i++) {
+    try {
+      renameSync(staged[i].tmp, staged[i].target);
+    } catch (e) {
+      for (const s of staged.slice(i)) rmSync(s.tmp, { force: true });
+      throw writeError(out, staged[i].target, e);
+    }
   }
   const produced = new Set(build.files.map((f) => f.path));
   const stale = build.formats
@@ -222,4 +319,12 @@ export function writeDocs(build: DocsBuild, outDir: string): WriteReport {
     stale,
     counts: build.counts,
   };
+}
+
+function realStatIsDir(p: string): boolean {
+  try {
+    return realpathSync(p) !== '' && lstatSync(realpathSync(p)).isDirectory();
+  } catch {
+    return false;
+  }
 }

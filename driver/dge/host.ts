@@ -11,8 +11,8 @@
  *   n > 4                      -> NRTUCODE_RESULT.INVALID (8)
  *   otherwise one bulk write of n*4 bytes at dram_base + 0x18 -> NRTUCODE_RESULT.OK (0)
  */
-import { NxdmaError } from '../../common/errors.ts';
-import type { DgeCoreIO, Device } from '../../csr/io.ts';
+import { NxdmaError, hex } from '../../common/errors.ts';
+import { isBulkWindow, type DgeCoreIO, type Device } from '../../csr/io.ts';
 import {
   DGE_BOOTED,
   type DgeMailbox,
@@ -99,6 +99,44 @@ function buildOf(opts: DgeHostOptions | undefined, where: string): DgeBuild {
   return build;
 }
 
+/**
+ * Checks that `length` bytes at `offset` of the core's dge_host window are whole words inside it
+ * (before any access, so a refused table changes nothing).
+ */
+function checkTableRange(c: DgeCoreIO, offset: number, length: number, where: string): void {
+  if (offset % 4 !== 0 || length % 4 !== 0 || offset < 0 || offset + length > c.dram.size) {
+    throw new NxdmaError(
+      'OUT_OF_WINDOW',
+      `${where}: ${length} bytes at dge_host + ${hex(offset)} do not lie in whole words inside DGE core ${c.core}'s window (${hex(c.dram.size)} bytes)`,
+      {
+        where: `${where} DGE core ${c.core} dge_host @ ${hex(offset)}`,
+        expected: `whole aligned words inside [0, ${hex(c.dram.size)})`,
+        actual: { offset, length },
+      },
+    );
+  }
+}
+
+/**
+ * Writes a host table through the core's own dge_host window: one bulk copy when the window offers
+ * it (BulkWindowIO), else aligned 32-bit words, little-endian as in memory. On the mock the window is the memory at dram_base, on a mapped device it is the
+ * core's mapped window (from `barOffset`, or carved out of a memory window).
+ */
+function writeTable(c: DgeCoreIO, offset: number, bytes: Uint8Array, where: string): void {
+  checkTableRange(c, offset, bytes.length, where);
+  if (isBulkWindow(c.dram)) return c.dram.writeBytes(offset, bytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < bytes.length; i += 4) c.dram.write32(offset + i, view.getUint32(i, true));
+}
+
+/** Reads a host table through the core's dge_host window into `dst` (whole words). */
+function readTable(c: DgeCoreIO, offset: number, dst: Uint8Array, where: string): void {
+  checkTableRange(c, offset, dst.length, where);
+  if (isBulkWindow(c.dram)) return c.dram.readBytes(offset, dst);
+  const view = new DataView(dst.buffer, dst.byteOffset, dst.byteLength);
+  for (let i = 0; i < dst.length; i += 4) view.setUint32(i, c.dram.read32(offset + i) >>> 0, true);
+}
+
 /** The boot-state and core-kind gates shared by every host-table write. */
 function gate(core: DgeCoreIO, build: DgeBuild): boolean {
   return core.bootState === DGE_BOOTED && isNxPoolKind(core.kind, build);
@@ -142,7 +180,7 @@ export function setPriorityClassMap(
   }
   if (classes.length > MAX_PRIORITY_CLASS_MAP_ENTRIES) return NRTUCODE_RESULT.INVALID;
   const bytes = encodePriorityClassMap(classes);
-  if (bytes.length > 0) device.memory.write(priorityClassMapAddress(c.dramBase), bytes);
+  if (bytes.length > 0) writeTable(c, dgeHostLayout().priorityClassMap.offset, bytes, where);
   return NRTUCODE_RESULT.OK;
 }
 
@@ -156,7 +194,7 @@ export function readPriorityClassMap(
   const t = dgeHostLayout().priorityClassMap;
   checkCount(count, t.entries, 'readPriorityClassMap.count');
   const buf = new Uint8Array(count * t.stride);
-  if (count > 0) device.memory.read(priorityClassMapAddress(c.dramBase), buf);
+  if (count > 0) readTable(c, t.offset, buf, 'readPriorityClassMap');
   return decodePriorityClassMap(buf);
 }
 
@@ -185,7 +223,7 @@ export function readMailboxes(
   checkCount(count, t.entries, 'readMailboxes.count');
   if (count === 0) return [];
   const buf = new Uint8Array((count - 1) * t.stride + t.entrySize);
-  device.memory.read(mailboxAddress(c.dramBase), buf);
+  readTable(c, t.offset, buf, 'readMailboxes');
   return decodeMailboxes(buf, count);
 }
 
@@ -214,7 +252,7 @@ export function writeMailboxes(
   }
   if (entries.length > dgeHostLayout().mailbox.entries) return NRTUCODE_RESULT.INVALID;
   const bytes = encodeMailboxes(entries);
-  if (bytes.length > 0) device.memory.write(mailboxAddress(c.dramBase), bytes);
+  if (bytes.length > 0) writeTable(c, dgeHostLayout().mailbox.offset, bytes, where);
   return NRTUCODE_RESULT.OK;
 }
 
@@ -243,6 +281,7 @@ export function writeMailbox(
   }
   if (index >= dgeHostLayout().mailbox.entries) return NRTUCODE_RESULT.INVALID;
   checkMailbox(entry, `${where}.entry`);
-  device.memory.write(mailboxAddress(c.dramBase, index), encodeMailboxes([entry]));
+  const t = dgeHostLayout().mailbox;
+  writeTable(c, t.offset + index * t.stride, encodeMailboxes([entry]), where);
   return NRTUCODE_RESULT.OK;
 }

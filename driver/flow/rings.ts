@@ -16,7 +16,7 @@ import { UdmaEngine, deviceClockOf, type DeviceClock } from '../udma/engine.ts';
 import { queueRegs, ringDoorbells, type QueueRegs } from '../udma/queue-regs.ts';
 import type { UdmaQueue } from '../udma/queue.ts';
 import type { RingProducer } from '../udma/ring.ts';
-import { RegisterShadow } from '../udma/shadow.ts';
+import { deviceShadow, type RegisterShadow } from '../udma/shadow.ts';
 import type { QueuePlacement } from './mapping.ts';
 
 /** Descriptors per packet the engines accept (M2S_rd.desc_pref_cfg_2.max_desc_per_pkt). */
@@ -153,7 +153,7 @@ export class FlowRings {
   constructor(device: Device, opts: FlowRingsOptions) {
     this.device = device;
     this.clock = deviceClockOf(device);
-    this.shadow = opts.shadow ?? new RegisterShadow();
+    this.shadow = opts.shadow ?? deviceShadow(device);
     this.opts = opts;
   }
 

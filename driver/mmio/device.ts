@@ -9,6 +9,7 @@ import { NxdmaError, hex } from '../../common/errors.ts';
 import { DeviceFile, checkWindowRequest, closedError, windowName } from './mapping.ts';
 import { MmioMemoryIO, type MemoryWindow } from './memory-io.ts';
 import {
+  barRegisterWindows,
   getProfile,
   registerFileOffset,
   type DeviceProfile,
@@ -16,6 +17,8 @@ import {
   type UdmaRegisterFile,
 } from './profiles.ts';
 import { MappedRegion } from './region.ts';
+import { checkInsideMemory, checkLayout, type LayoutWindow } from './layout.ts';
+import { safetyFlag } from '../../common/flags.ts';
 
 /** A DGE core whose host table (the dge_host register file at dram_base) is mapped. */
 export interface DgeCoreSpec {
@@ -162,6 +165,67 @@ function badArgument(
   return new NxdmaError('BAD_ARGUMENT', `${where}: ${message}`, { where, expected, actual });
 }
 
+/** An element of `memory` or `dgeCores` must be an object (null, numbers and holes are refused). */
+function specObject(v: unknown, where: string, expected: string): void {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw badArgument(
+      where,
+      `${v === null ? 'null' : typeof v} is not a window description`,
+      expected,
+      v === undefined ? 'undefined' : v,
+    );
+  }
+}
+
+function checkPath(v: unknown, where: string): void {
+  if (v !== undefined && (typeof v !== 'string' || v.length === 0)) {
+    throw badArgument(
+      where,
+      `${JSON.stringify(v)} is not a file path`,
+      'a non-empty path (or the option left out)',
+      v,
+    );
+  }
+}
+
+/**
+ * The windows of a device as the layout check sees them: the profile's register windows in the
+ * BAR file, each memory window (file bytes and device addresses) and each DGE host table.
+ */
+export function deviceLayout(
+  profile: DeviceProfile,
+  path: string,
+  memory: readonly MemorySpec[],
+  dgeCores: readonly DgeCoreSpec[],
+): LayoutWindow[] {
+  const out: LayoutWindow[] = barRegisterWindows(profile).map((r) => ({
+    kind: 'registers',
+    name: r.name,
+    file: { path, offset: r.offset, size: r.size },
+  }));
+  memory.forEach((m, i) =>
+    out.push({
+      kind: 'memory',
+      name: `memory[${i}]`,
+      file: { path: m.path ?? path, offset: m.fileOffset, size: m.size },
+      device: { address: m.deviceAddress, size: m.size },
+    }),
+  );
+  dgeCores.forEach((c, i) => {
+    const name = `dgeCores[${i}] (DGE core ${c.core} dge_host)`;
+    const address = c.deviceAddress ?? c.barOffset!;
+    out.push({
+      kind: 'dge',
+      name,
+      ...(c.barOffset !== undefined
+        ? { file: { path: c.path ?? path, offset: c.barOffset, size: profile.dgeHostSize } }
+        : { carved: true }),
+      device: { address, size: profile.dgeHostSize },
+    });
+  });
+  return out;
+}
+
 function checkInt(where: string, v: unknown): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
     throw badArgument(
@@ -195,10 +259,28 @@ export function openDevice(options: OpenDeviceOptions): MmioDevice {
       options,
     );
   }
+  if (options.profile === null || options.profile === undefined) {
+    throw new NxdmaError('DEVICE_PROFILE', 'openDevice: no device profile given', {
+      where: 'openDevice.profile',
+      expected: 'a profile name (trn2) or a DeviceProfile',
+      actual: options.profile === null ? null : 'undefined',
+    });
+  }
   const profile = getProfile(options.profile);
   const path = options.path;
-  const readOnly = options.readOnly === true;
+  const readOnly = safetyFlag(options.readOnly, 'openDevice.readOnly');
   const name = options.name ?? `${profile.name}:${String(path)}`;
+  if (typeof path !== 'string' || path.length === 0) {
+    throw new NxdmaError(
+      'DEVICE_OPEN',
+      `device path ${JSON.stringify(path)} is not a non-empty string`,
+      {
+        where: 'openDevice.path',
+        expected: 'a path to a device resource file',
+        actual: path === undefined ? 'undefined' : path,
+      },
+    );
+  }
 
   // 1. Validate everything (pure).
   if (!Array.isArray(options.engines)) {
@@ -228,7 +310,9 @@ export function openDevice(options: OpenDeviceOptions): MmioDevice {
     throw badArgument('memory', 'must be an array', 'MemorySpec[]', memory);
   memory.forEach((m, i) => {
     const where = `memory[${i}]`;
+    specObject(m, where, '{ deviceAddress, fileOffset, size, path? }');
     checkInt(`${where}.deviceAddress`, m.deviceAddress);
+    checkPath(m.path, `${where}.path`);
     checkWindowRequest(m.path ?? String(path), m.fileOffset, m.size, where);
   });
 
@@ -238,6 +322,7 @@ export function openDevice(options: OpenDeviceOptions): MmioDevice {
   const seenCores = new Set<number>();
   dgeCores.forEach((c, i) => {
     const where = `dgeCores[${i}]`;
+    specObject(c, where, '{ core, kind, bootState, barOffset? | deviceAddress? }');
     checkInt(`${where}.core`, c.core);
     checkInt(`${where}.kind`, c.kind);
     checkInt(`${where}.bootState`, c.bootState);
@@ -253,8 +338,30 @@ export function openDevice(options: OpenDeviceOptions): MmioDevice {
       );
     }
     if (c.deviceAddress !== undefined) checkInt(`${where}.deviceAddress`, c.deviceAddress);
+    checkPath(c.path, `${where}.path`);
     if (c.barOffset !== undefined)
       checkWindowRequest(c.path ?? String(path), c.barOffset, profile.dgeHostSize, where);
+  });
+
+  // The layout as a whole (docs/device.md, "Layout rules"): nothing mapped may overlap anything
+  // else, and the profile's register windows (every engine, opened or not) are off limits.
+  checkLayout(deviceLayout(profile, path, memory, dgeCores));
+  const declared = memory.map((m, i) => ({
+    name: `memory[${i}]`,
+    deviceAddress: m.deviceAddress,
+    size: m.size,
+  }));
+  dgeCores.forEach((c, i) => {
+    if (c.barOffset === undefined) {
+      checkInsideMemory(
+        {
+          name: `dgeCores[${i}] (DGE core ${c.core} dge_host)`,
+          address: c.deviceAddress!,
+          size: profile.dgeHostSize,
+        },
+        declared,
+      );
+    }
   });
 
   // 2. Open and map; undo everything on any failure.

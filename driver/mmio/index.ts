@@ -8,6 +8,7 @@ export { MmioRegisterIO, type RegisterWindow } from './register-io.ts';
 export { MmioMemoryIO, type MemoryWindow, type PlacedWindow } from './memory-io.ts';
 export {
   openDevice,
+  deviceLayout,
   MmioDevice,
   type OpenDeviceOptions,
   type DgeCoreSpec,
@@ -22,6 +23,9 @@ export {
   unitOffset,
   registerFileOffset,
   sdmaWrapperOffset,
+  barRegisterWindows,
+  type BarRegisterWindow,
+  type DmaMemoryWindow,
   type DeviceProfile,
   type EngineGroup,
   type ProfileName,
@@ -30,4 +34,11 @@ export {
   type UnitWindow,
 } from './profiles.ts';
 export { NATIVE_INSTALL_HINT, loadLibc } from './native.ts';
+export {
+  checkInsideMemory,
+  checkLayout,
+  type DeclaredMemory,
+  type LayoutKind,
+  type LayoutWindow,
+} from './layout.ts';
 export { MAX_WINDOW_BYTES } from './mapping.ts';

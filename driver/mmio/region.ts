@@ -4,6 +4,7 @@
  * `read32` / `write32` or the sub-windows `registers()` gives); `readBytes` / `writeBytes` are for
  * DMA-visible memory windows, which are memory, not registers.
  */
+import { safetyFlag } from '../../common/flags.ts';
 import type { RegisterIO } from '../../csr/io.ts';
 import { NxdmaError, hex } from '../../common/errors.ts';
 import {
@@ -183,7 +184,7 @@ export class MappedRegion implements RegisterIO, Disposable {
  */
 export function openRegion(path: string, options: OpenRegionOptions): MappedRegion {
   const { offset, size } = options ?? ({} as OpenRegionOptions);
-  const readOnly = options?.readOnly === true;
+  const readOnly = safetyFlag(options?.readOnly, 'openRegion.readOnly');
   checkWindowRequest(path, offset, size);
   const file = DeviceFile.open(path, readOnly);
   try {

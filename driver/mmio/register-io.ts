@@ -113,18 +113,64 @@ export class MmioRegisterIO implements RegisterIO {
     }
     const o = offset >>> 0;
     if (o !== offset || (o & 3) !== 0 || o > this.lastOffset) this.reject('write32', offset);
-    if (value >>> 0 !== value && (value | 0) !== value) {
+    if (typeof value !== 'number' || (value >>> 0 !== value && (value | 0) !== value)) {
       throw new NxdmaError(
         'OUT_OF_RANGE',
-        `${this.name}: write32 at ${hex(o)}: value ${String(value)} is not a 32-bit integer`,
+        `${this.name}: write32 at ${hex(o)}: value ${typeof value === 'bigint' ? `${String(value)}n (a BigInt)` : String(value)} is not a 32-bit integer`,
         {
           where: `${this.name} @ ${hex(o)}`,
-          expected: 'an integer in [-2^31, 2^32)',
-          actual: value,
+          expected: 'a number, an integer in [-2^31, 2^32)',
+          actual: typeof value === 'number' ? value : `${typeof value} ${String(value)}`,
         },
       );
     }
     Atomics.store(u32, this.baseWord + (o >>> 2), value);
+  }
+
+  /**
+   * Bulk copy out of the window (BulkWindowIO), for register-like tables in device memory (a DGE
+   * core's host tables): the whole range is checked first.
+   */
+  readBytes(offset: number, dst: Uint8Array): void {
+    const bytes = this.bulk('readBytes', offset, dst, false);
+    bytes.copy(dst, 0, this.offset + offset, this.offset + offset + dst.length);
+  }
+
+  /** Bulk copy into the window (BulkWindowIO); refused whole when read-only or out of window. */
+  writeBytes(offset: number, src: Uint8Array): void {
+    const bytes = this.bulk('writeBytes', offset, src, true);
+    bytes.set(src, this.offset + offset);
+  }
+
+  private bulk(op: string, offset: number, data: Uint8Array, writing: boolean): Buffer {
+    const bytes = this.mapping.bytes;
+    if (bytes === null) throw closedError(this.name);
+    if (!(data instanceof Uint8Array)) {
+      throw new NxdmaError('BAD_ARGUMENT', `${this.name}: ${op} needs a Uint8Array`, {
+        where: `${this.name} ${op}`,
+        expected: 'Uint8Array',
+        actual: typeof data,
+      });
+    }
+    if (writing && this.readOnly) {
+      throw new NxdmaError(
+        'DEVICE_READ_ONLY',
+        `${this.name}: ${op} at ${hexOrText(offset)} refused: the device is mapped read-only`,
+        { where: this.name, expected: 'a device opened read-write', actual: 'readOnly', offset },
+      );
+    }
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset + data.length > this.size) {
+      throw new NxdmaError(
+        'OUT_OF_WINDOW',
+        `${this.name}: ${op} of ${data.length} bytes at ${hexOrText(offset)} is outside the window [0, ${hex(this.size)})`,
+        {
+          where: `${this.name} @ ${hexOrText(offset)}`,
+          expected: `a range inside [0, ${hex(this.size)})`,
+          actual: { offset, length: data.length },
+        },
+      );
+    }
+    return bytes;
   }
 
   private reject(op: string, offset: number): never {

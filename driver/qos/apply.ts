@@ -11,7 +11,9 @@ import { NxdmaError, hex } from '../../common/errors.ts';
 import type { Device, RegisterIO, UdmaUnitIO } from '../../csr/io.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
 import { checkUnitWindows, unitWindow, type UdmaFileName } from '../udma/regs.ts';
-import type { RegisterShadow } from '../udma/shadow.ts';
+import { deviceShadow, type RegisterShadow } from '../udma/shadow.ts';
+import { checkSafetyFlags } from '../../common/flags.ts';
+import { snapshotOf, type RegisterSnapshot } from './snapshot.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 import {
   buildQosWrites,
@@ -27,8 +29,21 @@ export interface ApplyQosOptions extends PlanQosOptions {
   dryRun?: boolean;
   /** Read every written register back and compare its readable bits (VERIFY_FAILED otherwise). */
   verify?: boolean;
-  /** Known register words (share the engine driver's); updated with what is read and written. */
+  /**
+   * Known register words; updated with what is read and written. Default: the device's own
+   * shadow (deviceShadow), the one the engine driver uses.
+   */
   shadow?: RegisterShadow;
+  /**
+   * Record the word of every register about to change before writing it (reads each one), as
+   * `previous`: the snapshot `restoreRegisters` writes back. Default false.
+   */
+  savePrevious?: boolean;
+  /**
+   * With savePrevious and not a dry run: called with the snapshot after every word is composed and
+   * before the first write (save it there: when it throws, nothing is written).
+   */
+  onPrevious?: (previous: RegisterSnapshot) => void;
   /**
    * Also read registers the plan sets entirely, so every write reports its old word (the CLI does).
    * Default false: such registers are written without a read and report `old: null`.
@@ -75,6 +90,24 @@ export interface QosApplyResult {
   dryRun: boolean;
   verified: boolean;
   io: QosIoCounts;
+  /** With savePrevious: the words of every register written (or, in a dry run, to be written). */
+  previous?: RegisterSnapshot;
+}
+
+/** A device argument that is not one is a typed error (before anything else happens). */
+export function checkDevice(device: unknown, where: string): asserts device is Device {
+  const d = device as Partial<Device> | null;
+  if (d === null || typeof d !== 'object' || typeof d.udma !== 'function' || !d.memory) {
+    throw new NxdmaError(
+      'BAD_ARGUMENT',
+      `${where}: no device given (got ${d === null ? 'null' : typeof d})`,
+      {
+        where: `${where}.device`,
+        expected: 'a Device (a MockDevice or an opened mapped device)',
+        actual: d === null ? null : typeof d,
+      },
+    );
+  }
 }
 
 function unitOf(device: Device, engine: number): UdmaUnitIO {
@@ -111,13 +144,21 @@ export function applyQos(
   plan: QosPlanInput | QosPlan,
   opts: ApplyQosOptions = {},
 ): QosApplyResult {
+  checkDevice(device, 'applyQos');
+  checkSafetyFlags(
+    opts,
+    ['dryRun', 'verify', 'allowInferred', 'strict', 'reportOld', 'savePrevious'],
+    'applyQos options',
+  );
   const program = planQos(plan, opts);
   const units = new Map<number, UdmaUnitIO>();
   for (const w of program.writes)
     if (!units.has(w.engine)) units.set(w.engine, unitOf(device, w.engine));
-  const shadow = opts.shadow;
+  const shadow = opts.shadow ?? deviceShadow(device);
   const io: QosIoCounts = { reads: 0, writes: 0, verifyReads: 0, shadowHits: 0 };
   const dryRun = opts.dryRun === true;
+  const savePrevious = opts.savePrevious === true;
+  const reportOld = opts.reportOld === true || savePrevious;
 
   // The windows to use: shadowed when a shadow is given (it learns every read and write).
   const window = (w: PlannedWrite): RegisterIO => {
@@ -130,7 +171,7 @@ export function applyQos(
   for (const w of program.writes) {
     let old: number | null = shadow?.get(w.engine, w.file, w.offset) ?? null;
     if (old !== null) io.shadowHits++;
-    else if (!w.complete || opts.reportOld) {
+    else if (!w.complete || reportOld) {
       old = window(w).read32(w.offset) >>> 0;
       io.reads++;
     }
@@ -154,9 +195,26 @@ export function applyQos(
       continue;
     }
     result.writes.push(rec);
-    if (dryRun) continue;
-    window(c.w).write32(c.w.offset, c.next);
-    io.writes++;
+  }
+  if (savePrevious) {
+    result.previous = snapshotOf(
+      device,
+      result.writes.map((w) => ({
+        engine: w.engine,
+        file: w.file,
+        path: w.path,
+        offset: w.offset,
+        value: w.old!,
+      })),
+    );
+  }
+  if (!dryRun && result.previous && opts.onPrevious) opts.onPrevious(result.previous);
+  if (!dryRun) {
+    for (const c of composed) {
+      if (c.old !== null && c.old === c.next) continue;
+      window(c.w).write32(c.w.offset, c.next);
+      io.writes++;
+    }
   }
 
   if (opts.verify && !dryRun) {
@@ -254,6 +312,8 @@ export function diffQos(
   plan: QosPlanInput | QosPlan,
   opts: DiffQosOptions = {},
 ): QosDiff {
+  checkDevice(device, 'diffQos');
+  checkSafetyFlags(opts, ['allowInferred'], 'diffQos options');
   const p = parseQosPlan(plan);
   const { writes: planned, warnings } = buildQosWrites(p, opts.engines);
   const units = new Map<number, UdmaUnitIO>();

@@ -37,3 +37,15 @@ export {
   type QosWrite,
 } from './apply.ts';
 export { describeQosPlan, type PlanEngineTable, type PlanQueueRow } from './describe.ts';
+export {
+  REGISTER_SNAPSHOT_FORMAT,
+  RegisterSnapshotSchema,
+  parseRegisterSnapshot,
+  restoreRegisters,
+  snapshotOf,
+  type RegisterSnapshot,
+  type RestoreOptions,
+  type RestoreResult,
+  type RestoreWrite,
+  type SavedRegister,
+} from './snapshot.ts';

@@ -76,7 +76,10 @@ export const QueueEntrySchema = z
   .object({
     queue: uint(QOS_LIMITS.queues - 1, 'queue index'),
     class: z
-      .enum(DMA_QOS_CLASS_NAMES as [DMAQoSClassName, ...DMAQoSClassName[]])
+      .enum(DMA_QOS_CLASS_NAMES as [DMAQoSClassName, ...DMAQoSClassName[]], {
+        error: (iss) =>
+          `class one of P0..P14, Default, Unassigned, got ${JSON.stringify(iss.input)}`,
+      })
       .describe(
         'DMAQoSClass: AXI_qos, q_qos, weight and the HP bit from the default mapping (docs/qos.md)',
       )

@@ -11,6 +11,7 @@
  * levels (seed 004 §8.6: QoS scheduling is armed by clearing pref_force_rr and setting en_dwrr).
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
+import { checkSafetyFlags } from '../../common/flags.ts';
 import { DMAQoSClass, defaultQueueQos } from '../../csr/formats/qos-class.ts';
 import { fieldMax } from '../../csr/schema/model.ts';
 import { inferredWrite, reg, type Field, type Reg, type UdmaFileName } from '../udma/regs.ts';
@@ -465,6 +466,14 @@ export function buildQosWrites(
  * `allowInferred`, and, under `strict`, for any warning.
  */
 export function planQos(plan: QosPlanInput | QosPlan, opts: PlanQosOptions = {}): QosProgram {
+  checkSafetyFlags(opts, ['allowInferred', 'strict'], 'planQos options');
+  if (opts.engines !== undefined && !Array.isArray(opts.engines)) {
+    throw new NxdmaError('BAD_ARGUMENT', 'planQos options.engines must be an array of engine ids', {
+      where: 'planQos options.engines',
+      expected: 'number[] (or the option left out)',
+      actual: opts.engines,
+    });
+  }
   const p = parseQosPlan(plan);
   if (opts.engines) {
     for (const id of opts.engines) {

@@ -253,11 +253,83 @@ export class RingProducer {
     }
   }
 
+  /**
+   * Byte range of the slots written since the last reset: the producer starts at slot 0, so the
+   * first min(size, produced) slots.
+   */
+  writtenRange(): { base: number; end: number } {
+    return { base: this.base, end: this.base + Math.min(this.size, this.produced) * BD_SIZE };
+  }
+
   /** Back to the state after a queue reset (q_sw_ctrl.rst_q): slot 0, ring id 1, nothing in flight. */
   reset(): void {
     this.tail = 0;
     this.ringId = INITIAL_RING_ID;
     this.produced = 0;
     this.consumed = 0;
+  }
+}
+
+/** One ring a RingGuard protects: its byte range and how messages name it. */
+export interface GuardedRing {
+  base: number;
+  /** First byte past the ring. */
+  end: number;
+  /** "queue 3 TX ring". */
+  name: string;
+}
+
+/**
+ * The rings an engine has programmed, as byte ranges a copy may neither read nor write: a copy
+ * into a ring would rewrite descriptors the engine fetches, a copy out of one would move
+ * descriptor bytes as data. The bounding range [lo, hi) answers the common case (a buffer far from
+ * every ring) with two comparisons; `hit` looks at each ring only inside it.
+ */
+export class RingGuard {
+  /** Lowest ring base (Infinity when no ring is guarded). */
+  lo = Infinity;
+  /** Highest ring end (-Infinity when no ring is guarded). */
+  hi = -Infinity;
+  private rings: GuardedRing[] = [];
+
+  /** Replaces the guarded rings. */
+  set(rings: readonly GuardedRing[]): void {
+    this.rings = rings.map((r) => ({ ...r }));
+    this.lo = Infinity;
+    this.hi = -Infinity;
+    for (const r of this.rings) {
+      if (r.base < this.lo) this.lo = r.base;
+      if (r.end > this.hi) this.hi = r.end;
+    }
+  }
+
+  /** The first guarded ring sharing a byte with [addr, addr + bytes), or undefined. */
+  hit(addr: number, bytes: number): GuardedRing | undefined {
+    if (addr + bytes <= this.lo || addr >= this.hi) return undefined;
+    for (const r of this.rings) if (addr < r.end && r.base < addr + bytes) return r;
+    return undefined;
+  }
+
+  /** Every guarded ring (copies). */
+  list(): GuardedRing[] {
+    return this.rings.map((r) => ({ ...r }));
+  }
+}
+
+const ZEROS = new Uint8Array(65536);
+
+/**
+ * Zeroes [addr, addr + bytes) of device memory (through a live view when the memory offers one,
+ * else in 64 KiB writes). Used to scrub descriptors a reset dropped: a zero descriptor carries
+ * ring id 0, which a restarted ring expects only on its fourth lap.
+ */
+export function zeroMemory(memory: MemoryIO, addr: number, bytes: number): void {
+  let off = 0;
+  while (off < bytes) {
+    const n = Math.min(bytes - off, ZEROS.length);
+    const v = memory.view ? memory.view(addr + off, n) : undefined;
+    if (v && v.length === n) v.fill(0);
+    else memory.write(addr + off, ZEROS.subarray(0, n));
+    off += n;
   }
 }

@@ -6,13 +6,32 @@
  * without a device read. Only plain registers (RW, every field RW) are shadowed; heads, status,
  * doorbells and change_state always reach the device.
  *
- * A shadow is a promise: nothing else writes these registers behind the driver's back. Use one
- * shadow per device, share it between the engine drivers and `applyQos`, and `forget` what another
- * agent may have changed.
+ * One shadow per device: the known words belong to the device's register windows themselves (one
+ * csr ShadowIO per window, kept beside the window for as long as the device handle lives), so
+ * every RegisterShadow bound to the same window, and so every layer (UdmaEngine bring-up, queue
+ * init / pause / resume / reset, applyQos, restoreRegisters, `nxdma regs write`), reads and
+ * updates the same words: no layer can rewrite a field from a stale copy of its own.
+ * `deviceShadow(device)` is the device's RegisterShadow, the default of every layer.
+ *
+ * A shadow is a promise: nothing else writes these registers behind the driver's back. Write
+ * through the shadow (or `set` / `forget` what another agent may have changed).
  */
-import type { RegisterIO } from '../../csr/io.ts';
+import type { Device, RegisterIO } from '../../csr/io.ts';
 import { ShadowIO } from '../../csr/runtime/shadow.ts';
 import { udmaModel, type UdmaFileName } from './regs.ts';
+
+/** The one shadow of each register window (weakly held: it lives as long as the window). */
+const windowShadows = new WeakMap<RegisterIO, ShadowIO>();
+
+/** The shadow of one register window, created on first use. */
+function windowShadow(inner: RegisterIO, file: UdmaFileName): ShadowIO {
+  let s = windowShadows.get(inner);
+  if (s === undefined) {
+    s = new ShadowIO(inner, udmaModel(file));
+    windowShadows.set(inner, s);
+  }
+  return s;
+}
 
 export class RegisterShadow {
   private readonly windows = new Map<number, ShadowIO>();
@@ -22,14 +41,15 @@ export class RegisterShadow {
   }
 
   /**
-   * The shadowed window of `engine`'s `file` over `inner` (the device's RegisterIO). Created on
-   * first use; binding a different `inner` for the same window starts a fresh shadow for it.
+   * The shadowed window of `engine`'s `file` over `inner` (the device's RegisterIO): the window's
+   * one shadow, shared with every other RegisterShadow bound to it. Binding a different `inner`
+   * for the same engine and file (another device handle) switches to that window's shadow.
    */
   bind(engine: number, file: UdmaFileName, inner: RegisterIO): ShadowIO {
     const k = RegisterShadow.key(engine, file);
     let s = this.windows.get(k);
     if (!s || s.inner !== inner) {
-      s = new ShadowIO(inner, udmaModel(file));
+      s = windowShadow(inner, file);
       this.windows.set(k, s);
     }
     return s;
@@ -58,4 +78,19 @@ export class RegisterShadow {
       this.windows.get(RegisterShadow.key(engine, f))?.forget(offset);
     }
   }
+}
+
+const deviceShadows = new WeakMap<Device, RegisterShadow>();
+
+/**
+ * The device's register shadow: the same RegisterShadow for every caller, bound lazily to the
+ * device's windows. The default shadow of UdmaEngine, applyQos and the flow.
+ */
+export function deviceShadow(device: Device): RegisterShadow {
+  let s = deviceShadows.get(device);
+  if (s === undefined) {
+    s = new RegisterShadow();
+    deviceShadows.set(device, s);
+  }
+  return s;
 }

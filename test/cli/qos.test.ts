@@ -46,7 +46,7 @@ describe('nxdma qos apply', () => {
     const r = await run('qos', 'apply', EXAMPLE, '--mock', '--json');
     expect(r.code).toBe(0);
     const j = r.json as { writes: QosJsonWrite[]; warnings: { code: string }[] };
-    expect(Object.keys(j)).toEqual(['writes', 'warnings']);
+    expect(Object.keys(j)).toEqual(['format', 'writes', 'warnings']);
     expect(j.writes.length).toBeGreaterThan(20);
     for (const w of j.writes)
       expect(Object.keys(w)).toEqual(['engine', 'file', 'path', 'offset', 'old', 'new']);
@@ -118,6 +118,7 @@ describe('nxdma qos apply', () => {
       'trn2',
       '--verify',
       '--json',
+      '--i-understand-this-writes-to-hardware',
     );
     expect(real.code).toBe(0);
     expect((real.json as { writes: unknown[] }).writes).toEqual(
@@ -129,7 +130,7 @@ describe('nxdma qos apply', () => {
     // diff after apply: nothing differs (HP read only with --allow-inferred).
     const d = await run('qos', 'diff', EXAMPLE, '--device', p, '--profile', 'trn2', '--json');
     const dj = d.json as { differences: number; notRead: { path: string }[] };
-    expect(d.code).toBe(0);
+    expect(d.code).toBe(1); // the unread HP bits count as differing: exit 1
     expect(dj.notRead.map((x) => x.path)).toEqual(Array(3).fill('AXI_M2S_MLA.high_priority'));
     // Only the HP bits of the class queues (two per engine) are unknown.
     expect(dj.differences).toBe(6);
@@ -181,6 +182,7 @@ describe('nxdma qos apply', () => {
           path.join(dir, 'nxdma-no-such-bar'),
           '--profile',
           'trn2',
+          '--i-understand-this-writes-to-hardware',
         )
       ).code,
     ).toBe(3);
@@ -190,7 +192,7 @@ describe('nxdma qos apply', () => {
 describe('nxdma qos diff and show', () => {
   it('diff --mock lists every planned field with current and planned values', async () => {
     const r = await run('qos', 'diff', EXAMPLE, '--mock', '--engine', '0', '--json');
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1); // a fresh mock differs from the plan
     const j = r.json as {
       fields: {
         path: string;

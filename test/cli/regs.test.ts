@@ -7,7 +7,7 @@ describe('nxdma regs list', () => {
   it('--json lists every register instance with its absolute offset', async () => {
     const { code, json } = await run('regs', 'list', '--file', 'udma_m2s', '--json');
     expect(code).toBe(0);
-    const list = json as RegsListEntry[];
+    const list = (json as { registers: RegsListEntry[] }).registers;
     expect(list.length).toBe(regFile('udma_m2s').instances.length);
     const q = list.find((e) => e.path === 'M2S_Q[3].dwrr_cfg_2')!;
     expect(q).toMatchObject({ file: 'udma_m2s', offset: 0x4084, access: 'RW', provenance: 'seed' });
@@ -34,7 +34,7 @@ describe('nxdma regs list', () => {
 
   it('without --file lists all three files; dge_host tables carry their entry index', async () => {
     const { json } = await run('regs', 'list', '--json');
-    const list = json as RegsListEntry[];
+    const list = (json as { registers: RegsListEntry[] }).registers;
     expect(new Set(list.map((e) => e.file))).toEqual(new Set(['udma_m2s', 'udma_s2m', 'dge_host']));
     expect(list.filter((e) => e.file === 'dge_host').map((e) => [e.path, e.offset])).toEqual([
       ['priority_class_map[0]', 0x18],
@@ -50,12 +50,15 @@ describe('nxdma regs list', () => {
 
   it('--inferred and --match filter the list', async () => {
     const { json } = await run('regs', 'list', '--inferred', '--json');
-    const list = json as RegsListEntry[];
+    const list = (json as { registers: RegsListEntry[] }).registers;
     expect(list.length).toBeGreaterThan(0);
     expect(list.every((e) => e.inferred && e.provenance === 'inferred')).toBe(true);
     expect(list.some((e) => e.path === 'AXI_M2S_MLA.high_priority')).toBe(true);
-    const m = (await run('regs', 'list', '--file', 'udma_m2s', '--match', 'DWRR_CFG_2', '--json'))
-      .json as RegsListEntry[];
+    const m = (
+      (await run('regs', 'list', '--file', 'udma_m2s', '--match', 'DWRR_CFG_2', '--json')).json as {
+        registers: RegsListEntry[];
+      }
+    ).registers;
     expect(m.map((e) => e.path)).toEqual(
       Array.from({ length: 16 }, (_, i) => `M2S_Q[${i}].dwrr_cfg_2`),
     );
@@ -200,13 +203,16 @@ describe('nxdma regs read / write / dump / decode', () => {
   it('dump --block decodes every word of the block; an unknown block is exit 2', async () => {
     const { code, json } = await run('regs', 'dump', '--mock', '--block', 'M2S_dwrr', '--json');
     expect(code).toBe(0);
-    const list = json as RegsValue[];
+    const list = (json as { registers: RegsValue[] }).registers;
     const block = m2s.instances.filter((i) => i.block?.name === 'M2S_dwrr');
     expect(list.map((v) => [v.path, v.offset, v.value])).toEqual(
       block.map((i) => [i.path, i.offset, i.register.reset]),
     );
-    const q = (await run('regs', 'dump', '--mock', '--block', 'S2M_Q', '--json'))
-      .json as RegsValue[];
+    const q = (
+      (await run('regs', 'dump', '--mock', '--block', 'S2M_Q', '--json')).json as {
+        registers: RegsValue[];
+      }
+    ).registers;
     const wo = q.filter((v) => v.value === null).map((v) => v.access);
     expect(new Set(wo)).toEqual(new Set(['WO', 'INC']));
     const bad = await run('regs', 'dump', '--mock', '--block', 'NOPE');

@@ -152,9 +152,14 @@ describe('nxdma run', () => {
       '/nonexistent/resource0',
       '--profile',
       'trn2',
+      '--memory',
+      '0x4000000+0x40000',
+      '--memory',
+      '0x100000000+0x200000',
       '--i-understand-this-writes-to-hardware',
     );
     expect(r.code).toBe(3);
+    expect(r.errs).toMatch(/DEVICE_OPEN/);
   });
 
   it('--help shows an example', async () => {

@@ -8,6 +8,7 @@ import {
   forEachWritten,
   latestWriterBefore,
 } from '../../compiler/passes/assign-trigger-engine.ts';
+import { allocQueues } from '../../compiler/passes/alloc-queues.ts';
 import { dynamicDmaScan } from '../../compiler/passes/dynamic-dma-scan.ts';
 import { makeContext } from '../../compiler/passes/pass.ts';
 import { fixture, inst, load, runPasses, save, tile } from './helpers.ts';
@@ -121,10 +122,25 @@ describe('assign_trigger_engine', () => {
     const ctx = run(m);
     expect(inst(m, 'feed').engine).toBe(EngineType.Activation);
     expect(inst(m, 'drain').engine).toBe(EngineType.Activation);
-    expect(inst(m, 'drain').subId).toBe(0); // only the engine dword is copied
+    expect(inst(m, 'drain').subId).toBe(5); // engine and sub id: one 64-bit store
     expect(inst(m, 'plain').engine).toBe(EngineType.DMA); // the load -> consumer arm is unreachable
     expect(ctx.counters.movedToCC).toBe(2);
     expect(ctx.notes[0]).toBe("Moved 2 DMA instructions to CC's engines.");
+  });
+
+  it('CC-engine path: inst[+0x90] = cc[+0x90] is one 64-bit store (engine and sub id), so the DMA and the CC op share an engine queue', () => {
+    const b = fixture();
+    b.function('main')
+      .block('e')
+      .load({ ...load('c0'), name: 'feed' })
+      .collective({ engine: 'DVE', subId: 1, args: ['c0'], results: ['c1'], name: 'cc' })
+      .load({ ...load('s1'), engine: 'DVE', subId: 1, name: 'on_dve1' });
+    const m = b.build();
+    expect(runPasses(m, [assignTriggerEngine, allocQueues])).toEqual([]);
+    expect([inst(m, 'feed').engine, inst(m, 'feed').subId]).toEqual([EngineType.DVE, 1]);
+    const q = inst(m, 'feed').queue!;
+    expect([q.engine, q.subId]).toEqual([EngineType.DVE, 1]);
+    expect(q).toBe(inst(m, 'on_dve1').queue); // the collective's engine queue
   });
 
   it('saves are never sent down the collective path', () => {

@@ -46,6 +46,7 @@ describe('nxdma compile', () => {
     expect(code).toBe(0);
     const j = out.values[0] as Record<string, any>;
     expect(Object.keys(j)).toEqual([
+      'format',
       'arch',
       'instructions',
       'queues',

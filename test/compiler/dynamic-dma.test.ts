@@ -7,6 +7,7 @@ import {
 import { dynamicDmaScan } from '../../compiler/passes/dynamic-dma-scan.ts';
 import { dynamicDmaSetup } from '../../compiler/passes/dynamic-dma-setup.ts';
 import { makeContext } from '../../compiler/passes/pass.ts';
+import { compile } from '../../compiler/passes/pipeline.ts';
 import { fixture, inst, load, runPasses, save, tile16, tile16T } from './helpers.ts';
 
 const dyn = (value = 0) => ({
@@ -159,12 +160,111 @@ describe('dynamic_dma_cleanup', () => {
     expect(runPasses(m, [dynamicDmaCleanup]).map((e) => e.subCode)).toEqual(['DGE_ROUTE_INVALID']);
   });
 
+  it('cleanup (B): a NeuronAssertion in getDGEInstructionType is reported alone, without DGE_ROUTE_INVALID against the {None} fallback', () => {
+    // a dynamic Load preset SWDGE with no scalar or vector DGE level enabled
+    const b = fixture(30, { dgeLevels: ['spill_reload'] });
+    b.function('main')
+      .block('e')
+      .load({ ...dyn(), name: 'no_level', dgeType: 'SWDGE' });
+    const m = b.build();
+    expect(runPasses(m, [dynamicDmaCleanup]).map((e) => [e.subCode, e.instruction])).toEqual([
+      ['DYNAMIC_OFFSET_NOT_ENABLED', inst(m, 'no_level').id],
+    ]);
+    // the TensorIndirect assertion
+    const b2 = fixture(30, { dgeLevels: ['scalar_dynamic_offset'] });
+    b2.function('main')
+      .block('e')
+      .load({
+        ...load(),
+        src: { ...load().src, indirect: { indexTensor: 'idx' } },
+        dst: { ...load().dst, dynamic: { scalar: { register: 'r2', value: 0 } } },
+        name: 'indirect',
+        dgeType: 'SWDGE',
+      });
+    const m2 = b2.build();
+    expect(runPasses(m2, [dynamicDmaCleanup]).map((e) => e.subCode)).toEqual([
+      'TENSOR_INDIRECT_AP',
+    ]);
+    // the dynamic-transpose-shape assertion (a vector-dynamic transpose of 4-byte elements)
+    const b3 = fixture(30, { dgeLevels: ['vector_dynamic_offsets', 'transpose'] });
+    b3.function('main')
+      .block('e')
+      .load({
+        src: {
+          tensor: 'in',
+          partition: [1, 64],
+          free: [[64, 128]],
+          dynamic: { vector: { indexTensor: 'idx' } },
+        },
+        dst: { tensor: 's1', partition: [128, 64], free: [[1, 128]] },
+        transpose: 'xbar',
+        name: 'xpose',
+        dgeType: 'SWDGE',
+      });
+    const m3 = b3.build();
+    expect(runPasses(m3, [dynamicDmaCleanup]).map((e) => e.subCode)).toEqual([
+      'DYNAMIC_TRANSPOSE_SHAPE',
+    ]);
+  });
+
   it('route validity: HWDGE preset on a dynamic DMA is accepted where HWDGE is eligible', () => {
     const b = fixture(30, { dgeLevels: ['scalar_dynamic_offset'] });
     b.function('main')
       .block('e')
       .load({ ...dyn(), dgeType: 'HWDGE', engine: 'Activation' });
     expect(runPasses(b.build(), [dynamicDmaCleanup])).toEqual([]);
+  });
+
+  it('SWDGE / HWDGE presets on opcodes 41-46 and 67: the scan and pass 123 skip them, cleanup checks (B) and (C) judge them', () => {
+    const ops = [
+      'AbstractCopy',
+      'GenericLoad',
+      'GenericSave',
+      'IndirectLoad',
+      'IndirectSave',
+      'CollectiveDMA',
+      'DMATrigger',
+    ] as const;
+    for (const op of ops) {
+      // HWDGE preset, engine left on DMA: pass 123 does not bind it (a Load would go to SP), the
+      // final verify does not check it (no engine set), alloc_queues puts it on SP's queue
+      const b = fixture(30, { dgeLevels: ['scalar_dynamic_offset', 'spill_reload'] });
+      b.function('main')
+        .block('e')
+        .dma(op, { ...load('s0'), dgeType: 'HWDGE', name: 'hw' })
+        .load({ ...load('s1'), dgeType: 'HWDGE', name: 'ref' });
+      const { module: m, passes } = compile(b.build());
+      expect([inst(m, 'hw').dgeType, inst(m, 'hw').engine]).toEqual([
+        DGEType.HWDGE,
+        EngineType.DMA,
+      ]);
+      expect(inst(m, 'ref').engine).toBe(EngineType.SP);
+      expect(passes.find((p) => p.name === 'assign_hwdge_engine')!.counters.assigned).toBe(1);
+      expect(inst(m, 'hw').queue!.engine).toBe(EngineType.SP);
+
+      // HWDGE preset on DVE: cleanup (C) rejects it
+      const b2 = fixture(30, { dgeLevels: ['spill_reload'] });
+      b2.function('main')
+        .block('e')
+        .dma(op, { ...load('s0'), dgeType: 'HWDGE', engine: 'DVE', name: 'hw_dve' });
+      const m2 = b2.build();
+      expect(runPasses(m2, [dynamicDmaCleanup]).map((e) => e.subCode)).toEqual([
+        'HWDGE_ENGINE_INVALID',
+      ]);
+
+      // SWDGE preset on a dynamic DMA: the route predicate early-outs on opcodes above 32, so
+      // cleanup (B) finds SWDGE outside the eligible {None}
+      const b3 = fixture(30, { dgeLevels: ['scalar_dynamic_offset'] });
+      b3.function('main')
+        .block('e')
+        .dma(op, { ...dyn(), dgeType: 'SWDGE', name: 'sw_dyn' });
+      const m3 = b3.build();
+      const errs3 = runPasses(m3, [dynamicDmaScan, dynamicDmaCleanup]);
+      expect(errs3.map((e) => [e.subCode, e.message.includes('{None}')])).toEqual([
+        ['DGE_ROUTE_INVALID', true],
+      ]);
+      expect(inst(m3, 'sw_dyn').dgeType).toBe(DGEType.SWDGE); // the scan re-stamps only Unassigned
+    }
   });
 
   it('engine binding: an HWDGE DMA with an engine set must be on SP or Activation', () => {

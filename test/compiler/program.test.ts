@@ -178,14 +178,13 @@ describe('program format', () => {
     expect(issues.some((i) => i.message.includes('read-only'))).toBe(true);
   });
 
-  it('a SWDGE/HWDGE route can only be preset on Load, Save or DMACopy', () => {
+  it('a SWDGE/HWDGE route may be preset on every DMA-family opcode (41-46 and 67 included)', () => {
     const b = fixture();
-    b.function('main')
-      .block('e')
-      .dma('IndirectLoad', { ...load(), dgeType: 'HWDGE' });
-    expect(issuesOf(thrown(() => b.build()))[0].path).toBe(
-      '$.functions[0].blocks[0].instructions[0].dgeType',
-    );
+    const e = b.function('main').block('e');
+    const ops = ['IndirectLoad', 'AbstractCopy', 'CollectiveDMA', 'DMATrigger'] as const;
+    ops.forEach((op, k) => e.dma(op, { ...load(`s${k}`), dgeType: k % 2 ? 'SWDGE' : 'HWDGE' }));
+    const m = b.build();
+    expect(m.instrs.map((i) => i.dgeType)).toEqual([2, 1, 2, 1]);
   });
 
   it('dependences name earlier instructions', () => {

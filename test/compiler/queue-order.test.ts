@@ -119,6 +119,28 @@ describe('chain_dma_transposes', () => {
     expect(ctx.counters.skippedBlocks).toBe(1);
   });
 
+  it('ChainDMATransposes::run gate (Func->[0xAC] == 0x1D) sits above both sub-passes: no local chain at ArchLevel <= 29', () => {
+    for (const arch of [20, 30] as const) {
+      const b = fixture(arch);
+      b.function('main')
+        .block('e')
+        .load({ src: tile16T('hb'), dst: tile16('b0'), transpose: 'dma', name: 'l1' })
+        .load({ src: tile16T('hb'), dst: tile16('b1'), transpose: 'dma', name: 'l2' });
+      const m = b.build();
+      const ctx = makeContext(m, 'chain_dma_transposes');
+      runPasses(m, [allocQueues]);
+      chainDmaTransposes.run(ctx);
+      expect(inst(m, 'l1').queue).toBe(inst(m, 'l2').queue);
+      if (arch === 20) {
+        expect(deps(m, 'l2')).toEqual([]);
+        expect(ctx.counters).toMatchObject({ gated: 1, transposes: 0, chainEdges: 0 });
+      } else {
+        expect(deps(m, 'l2')).toEqual([['l1', EdgeKind.Output]]);
+        expect(ctx.counters).toMatchObject({ gated: 0, transposes: 2, chainEdges: 1 });
+      }
+    }
+  });
+
   it('addDependency keeps the stronger edge kind', () => {
     const b = fixture();
     b.function('main')

@@ -94,10 +94,11 @@ export class QueuePair {
     modify(this.u.s2m, `S2M_Q[${this.q}].cfg`, { en_stream: 1 });
   }
 
-  private view(addr: number): Uint8Array {
-    const v = this.dev.memory.view(addr, BD_SIZE);
-    if (!v) throw new Error(`ring slot ${addr} not mapped`);
-    return v;
+  /** Encodes one ring slot through `put` and writes it (a slot may cross a region seam). */
+  private slot(addr: number, put: (b: Uint8Array) => void): void {
+    const b = new Uint8Array(BD_SIZE);
+    put(b);
+    this.dev.memory.write(addr, b);
   }
 
   /** Writes TX descriptors for `bytes` from src (chunks of 64 KiB, one packet); no doorbell. */
@@ -106,13 +107,15 @@ export class QueuePair {
     const n = Math.max(1, Math.ceil(bytes / chunk));
     for (let i = 0; i < n; i++) {
       const len = Math.min(chunk, bytes - i * chunk);
-      encodeTx(this.view(this.txBase + this.txTail * BD_SIZE), 0, {
-        len,
-        ring_id: opts.ringId ?? this.txRid,
-        first: i === 0,
-        last: i === n - 1,
-        buf_ptr: src + i * chunk,
-      });
+      this.slot(this.txBase + this.txTail * BD_SIZE, (b) =>
+        encodeTx(b, 0, {
+          len,
+          ring_id: opts.ringId ?? this.txRid,
+          first: i === 0,
+          last: i === n - 1,
+          buf_ptr: src + i * chunk,
+        }),
+      );
       if (++this.txTail === this.size) {
         this.txTail = 0;
         this.txRid = (this.txRid + 1) & 3;
@@ -127,11 +130,13 @@ export class QueuePair {
     const n = Math.max(1, Math.ceil(bytes / chunk));
     for (let i = 0; i < n; i++) {
       const len = Math.min(chunk, bytes - i * chunk);
-      encodeRx(this.view(this.rxBase + this.rxTail * BD_SIZE), 0, {
-        len,
-        ring_id: opts.ringId ?? this.rxRid,
-        buf1_ptr: dst + i * chunk,
-      });
+      this.slot(this.rxBase + this.rxTail * BD_SIZE, (b) =>
+        encodeRx(b, 0, {
+          len,
+          ring_id: opts.ringId ?? this.rxRid,
+          buf1_ptr: dst + i * chunk,
+        }),
+      );
       if (++this.rxTail === this.size) {
         this.rxTail = 0;
         this.rxRid = (this.rxRid + 1) & 3;

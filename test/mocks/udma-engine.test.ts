@@ -28,6 +28,62 @@ function bytesAt(dev: MockDevice, addr: number, n: number): Uint8Array {
 
 const STATE_FIELDS = ['comp_ctrl', 'stream_if', 'data_rd_ctrl', 'desc_pref'];
 
+describe('mock UDMA engine: adjacent regions (docs/mock.md "accesses may span adjacent regions")', () => {
+  // 'lo' [0, 0x100008) and 'hi' [0x100008, 0x200000) touch at a seam that is not 16-byte aligned
+  const SEAM = 0x100008;
+  const memory = [
+    { name: 'lo', base: 0, size: SEAM },
+    { name: 'hi', base: SEAM, size: 0x200000 - SEAM },
+    { name: 'dram', base: DRAM, size: 0x100000 },
+  ];
+
+  it('a data buffer spanning two adjacent regions is copied (source and destination)', () => {
+    const dev = new MockDevice({ engines: [0], memory });
+    const u = dev.udma(0);
+    bringUp(u);
+    const qp = new QueuePair(dev, u, 0, 64, 0x1000);
+    const data = pattern(0x1000, 7);
+    dev.memory.write(SEAM - 0x64, data);
+    qp.copy(SEAM - 0x64, DRAM + 0x100, 0x1000);
+    expect(dev.faults()).toEqual([]);
+    expect(Buffer.from(bytesAt(dev, DRAM + 0x100, 0x1000)).equals(Buffer.from(data))).toBe(true);
+    // back again, landing across the seam, in RX buffers of 0x300 bytes
+    dev.memory.fill(SEAM - 0x800, 0x1000, 0);
+    qp.copy(DRAM + 0x100, SEAM - 0x7f4, 0x1000, { chunk: 0x300 });
+    expect(dev.faults()).toEqual([]);
+    expect(Buffer.from(bytesAt(dev, SEAM - 0x7f4, 0x1000)).equals(Buffer.from(data))).toBe(true);
+  });
+
+  it('a descriptor and a completion entry straddling the seam are fetched and written, not faulted', () => {
+    const SEAM2 = 0x180008;
+    const dev = new MockDevice({
+      engines: [0],
+      memory: [
+        { name: 'lo', base: 0, size: SEAM },
+        { name: 'hi', base: SEAM, size: SEAM2 - SEAM },
+        { name: 'top', base: SEAM2, size: 0x200000 - SEAM2 },
+        { name: 'dram', base: DRAM, size: 0x100000 },
+      ],
+    });
+    const u = dev.udma(0);
+    bringUp(u);
+    // (ring bases are 64-byte aligned) TX ring slot 4 lies at [SEAM - 8, SEAM + 8), TX completion
+    // entry 4 at [SEAM2 - 8, SEAM2 + 8)
+    const qp = new QueuePair(dev, u, 0, 8, SEAM - 0x48, {
+      completion: { tx: SEAM2 - 0x48, rx: SEAM2 + 0x1000 },
+    });
+    const data = pattern(0x140, 3);
+    dev.memory.write(0x2000, data);
+    qp.copy(0x2000, DRAM, 0x140, { chunk: 0x40 });
+    expect(dev.faults()).toEqual([]);
+    expect(Buffer.from(bytesAt(dev, DRAM, 0x140)).equals(Buffer.from(data))).toBe(true);
+    expect(rdf(u.m2s, 'M2S_Q[0].tdrhp.offset')).toBe(5);
+    const entry = bytesAt(dev, SEAM2 - 8, 16);
+    const c = decodeCompletion(entry, 0);
+    expect([c.words[0] & 0xffff, c.first, c.last, c.ring_id]).toEqual([0x40, false, true, 1]);
+  });
+});
+
 describe('mock UDMA engine: copies', () => {
   for (const size of [1, 4096, 65536, 65537, 1 << 20]) {
     it(`copies ${size} bytes host -> DRAM byte for byte`, () => {

@@ -1,10 +1,10 @@
 /**
- * A strict, minimal XML parser for tests of generated SVG: elements, attributes, text, the
- * XML declaration and comments. Anything outside well-formed XML 1.0 (an unescaped `<` or `&`,
- * an unknown entity, an unquoted or repeated attribute, a mismatched or unclosed tag, a second
- * root, a character XML forbids) throws, naming the offset. CDATA, DOCTYPE and processing
- * instructions other than the declaration are refused: the generators emit none.
+ * XML for tests of generated SVG and register interchange files, read with fast-xml-parser: the
+ * document is first checked for well-formedness (XMLValidator: tags closed and nested, attributes
+ * quoted and not repeated, a single root, no entity XML does not define), then parsed in document order into a small tree of
+ * elements, attributes and text. Entities are decoded once; comments are dropped.
  */
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
 export interface XmlElement {
   name: string;
@@ -13,125 +13,49 @@ export interface XmlElement {
 }
 export type XmlNode = XmlElement | string;
 
-const NAME = /[A-Za-z_:][-A-Za-z0-9_:.]*/y;
-const PREDEFINED: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-};
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
+const TEXT = '#text';
+const ATTRS = ':@';
 
-function decode(raw: string, at: number): string {
-  if (FORBIDDEN.test(raw)) throw new Error(`XML: forbidden character near offset ${at}`);
-  return raw.replace(/&([^;]*);|&/g, (m, ent: string | undefined) => {
-    if (ent === undefined) throw new Error(`XML: bare & near offset ${at}`);
-    if (ent in PREDEFINED) return PREDEFINED[ent];
-    const num = /^#(?:x([0-9a-fA-F]+)|([0-9]+))$/.exec(ent);
-    if (!num) throw new Error(`XML: unknown entity &${ent}; near offset ${at}`);
-    return String.fromCodePoint(num[1] ? parseInt(num[1], 16) : parseInt(num[2], 10));
-  });
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  allowBooleanAttributes: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  processEntities: true,
+  // Numeric character references (&#xfffd;); named ones other than XML's five are refused first.
+  htmlEntities: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  textNodeName: TEXT,
+});
+
+type Ordered = Record<string, unknown>;
+
+function toNode(o: Ordered): XmlNode | null {
+  const name = Object.keys(o).find((k) => k !== ATTRS);
+  if (name === undefined) return null;
+  if (name === TEXT) return String(o[TEXT]);
+  const attrs: Record<string, string> = {};
+  for (const [k, v] of Object.entries((o[ATTRS] ?? {}) as Record<string, unknown>))
+    attrs[k] = String(v);
+  const children = (o[name] as Ordered[]).map(toNode).filter((n): n is XmlNode => n !== null);
+  return { name, attrs, children };
 }
 
-/** Parses a whole document; returns its root element. */
+/** Parses a whole document; returns its root element. Malformed XML throws with line:column. */
 export function parseXml(src: string): XmlElement {
-  let i = 0;
-  const name = (): string => {
-    NAME.lastIndex = i;
-    const m = NAME.exec(src);
-    if (!m) throw new Error(`XML: name expected at offset ${i}`);
-    i += m[0].length;
-    return m[0];
-  };
-  const ws = (): void => {
-    while (i < src.length && /\s/.test(src[i])) i++;
-  };
-  const misc = (): void => {
-    for (;;) {
-      ws();
-      if (src.startsWith('<!--', i)) {
-        const end = src.indexOf('-->', i + 4);
-        if (end < 0) throw new Error(`XML: unclosed comment at ${i}`);
-        i = end + 3;
-      } else return;
-    }
-  };
-  if (src.startsWith('<?xml', 0)) {
-    const end = src.indexOf('?>');
-    if (end < 0) throw new Error('XML: unclosed declaration');
-    i = end + 2;
-  }
-  misc();
-  const element = (): XmlElement => {
-    if (src[i] !== '<') throw new Error(`XML: < expected at offset ${i}`);
-    i++;
-    const el: XmlElement = { name: name(), attrs: {}, children: [] };
-    for (;;) {
-      const before = i;
-      ws();
-      if (src.startsWith('/>', i)) {
-        i += 2;
-        return el;
-      }
-      if (src[i] === '>') {
-        i++;
-        break;
-      }
-      if (i === before) throw new Error(`XML: space expected before attribute at ${i}`);
-      const a = name();
-      ws();
-      if (src[i] !== '=') throw new Error(`XML: = expected after ${a} at ${i}`);
-      i++;
-      ws();
-      const q = src[i];
-      if (q !== '"' && q !== "'") throw new Error(`XML: quoted value expected for ${a} at ${i}`);
-      const end = src.indexOf(q, i + 1);
-      if (end < 0) throw new Error(`XML: unclosed attribute ${a} at ${i}`);
-      const raw = src.slice(i + 1, end);
-      if (raw.includes('<')) throw new Error(`XML: < in attribute ${a} at ${i}`);
-      if (a in el.attrs) throw new Error(`XML: repeated attribute ${a} at ${i}`);
-      el.attrs[a] = decode(raw, i);
-      i = end + 1;
-    }
-    // content
-    for (;;) {
-      if (i >= src.length) throw new Error(`XML: <${el.name}> not closed`);
-      if (src.startsWith('</', i)) {
-        i += 2;
-        const close = name();
-        if (close !== el.name) throw new Error(`XML: </${close}> closes <${el.name}> at ${i}`);
-        ws();
-        if (src[i] !== '>') throw new Error(`XML: > expected at ${i}`);
-        i++;
-        return el;
-      }
-      if (src.startsWith('<!--', i)) {
-        const end = src.indexOf('-->', i + 4);
-        if (end < 0) throw new Error(`XML: unclosed comment at ${i}`);
-        i = end + 3;
-        continue;
-      }
-      if (src.startsWith('<!', i) || src.startsWith('<?', i)) {
-        throw new Error(`XML: unsupported markup at ${i}`);
-      }
-      if (src[i] === '<') {
-        el.children.push(element());
-        continue;
-      }
-      const next = src.indexOf('<', i);
-      const end = next < 0 ? src.length : next;
-      const raw = src.slice(i, end);
-      if (raw.includes(']]>')) throw new Error(`XML: ]]> in text at ${i}`);
-      el.children.push(decode(raw, i));
-      i = end;
-    }
-  };
-  const root = element();
-  misc();
-  if (i !== src.length) throw new Error(`XML: content after the root element at offset ${i}`);
-  return root;
+  const ok = XMLValidator.validate(src, { allowBooleanAttributes: false });
+  if (ok !== true) throw new Error(`XML ${ok.err.line}:${ok.err.col}: ${ok.err.msg}`);
+  const entity = /&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)[^;\s]*;?/.exec(src);
+  if (entity) throw new Error(`XML: ${entity[0]} is not an XML entity (offset ${entity.index})`);
+  const roots = (parser.parse(src) as Ordered[])
+    .map(toNode)
+    .filter((n): n is XmlElement => n !== null && typeof n !== 'string');
+  if (roots.length !== 1) throw new Error(`XML: ${roots.length} root elements`);
+  return roots[0];
 }
 
 /** Every element of the tree (depth first, document order) that satisfies `pred`. */

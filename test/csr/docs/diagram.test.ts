@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pageRegisters } from '../../../csr/docs/data.ts';
 import { bitFieldEntries, registerDiagram } from '../../../csr/docs/diagram.ts';
-import { parseHtml } from './mini-dom.ts';
+import { all, one, parseHtml } from './dom.ts';
 import { shippedModels } from './helpers.ts';
 
 const regs = shippedModels().flatMap(pageRegisters);
@@ -42,8 +42,8 @@ describe('bit-field diagrams', () => {
 
   it('draw every field name (whole, or trimmed to its box with "...") and its bit numbers', () => {
     for (const reg of regs) {
-      const svg = parseHtml(registerDiagram(reg)).querySelector('svg')!;
-      const texts = svg.querySelectorAll('text').map((t) => t.textContent);
+      const svg = one(parseHtml(registerDiagram(reg)), 'svg');
+      const texts = all(svg, 'text').map((t) => t.textContent);
       for (const f of reg.fields) {
         const shown = texts.some(
           (t) => t === f.name || (t.endsWith('...') && f.name.startsWith(t.slice(0, -3))),

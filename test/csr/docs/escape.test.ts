@@ -7,7 +7,7 @@ import {
 } from '../../../csr/docs/escape.ts';
 import type { PageData } from '../../../csr/docs/client.ts';
 import { buildFixture, fixtureModel } from './helpers.ts';
-import { parseHtml, runPage } from './mini-dom.ts';
+import { all, byId, one, parseHtml, runPage } from './dom.ts';
 
 const TITLE = 'Site <script>alert("title")</script>';
 const build = buildFixture('hostile.json', { title: TITLE });
@@ -39,17 +39,17 @@ describe('schema text is rendered inert', () => {
       expect(f.content, f.path).not.toMatch(/<script>alert|<img|<iframe|<svg onload|<style>body/i);
       const doc = parseHtml(f.content);
       // Exactly the page's own two scripts: the JSON data and the code.
-      expect(doc.querySelectorAll('script').map((s) => s.getAttribute('type'))).toEqual([
+      expect(all(doc, 'script').map((s) => s.getAttribute('type'))).toEqual([
         'application/json',
         null,
       ]);
-      for (const el of doc.root.descendants()) {
+      for (const el of all(doc, '*')) {
         expect(['img', 'iframe', 'b'], `${f.path}: <${el.localName}>`).not.toContain(el.localName);
-        for (const name of el.attributes.keys()) expect(name, f.path).not.toMatch(/^on/i);
+        for (const name of el.getAttributeNames()) expect(name, f.path).not.toMatch(/^on/i);
       }
       expect(
-        doc.querySelector('title')!.textContent.startsWith('Site <script>') ||
-          doc.querySelector('title')!.textContent.includes(' · Site <script>'),
+        one(doc, 'title').textContent.startsWith('Site <script>') ||
+          one(doc, 'title').textContent.includes(' · Site <script>'),
       ).toBe(true);
     }
     const page = build.files.find((f) => f.path === 'html/hostile.html')!.content;
@@ -57,15 +57,13 @@ describe('schema text is rendered inert', () => {
     const doc = parseHtml(page);
     // The text reads back exactly as the schema wrote it.
     const ctrl = model.blocks[0].registers.find((r) => r.name === 'ctrl')!;
-    expect(doc.getElementById('BLK.ctrl')!.querySelector('p.desc')!.textContent).toBe(
-      ctrl.description,
-    );
+    expect(byId(doc, 'BLK.ctrl').querySelector('p.desc')!.textContent).toBe(ctrl.description);
   });
 
   it('HTML: the embedded JSON cannot close its script element and parses back to the schema text', () => {
     const page = build.files.find((f) => f.path === 'html/hostile.html')!.content;
     const doc = parseHtml(page);
-    const raw = doc.getElementById('nxdma-data')!.textContent;
+    const raw = byId(doc, 'nxdma-data').textContent;
     expect(raw).not.toMatch(/<\/script|<!--|[<>]/i);
     const data = JSON.parse(raw) as PageData;
     const gap = data.search.gaps[0];
@@ -76,19 +74,19 @@ describe('schema text is rendered inert', () => {
   it('HTML: the page script shows hostile search input and schema text as text only', () => {
     const page = build.files.find((f) => f.path === 'html/hostile.html')!.content;
     const run = runPage(page);
-    const box = run.document.getElementById('search')!;
-    const results = run.document.getElementById('search-results')!;
+    const box = byId(run.document, 'search');
+    const results = byId(run.document, 'search-results');
     run.type(box, '<img src=x onerror=alert(1)>');
     expect(results.hidden).toBe(false);
-    expect(results.querySelectorAll('img')).toHaveLength(0);
+    expect(all(results, 'img')).toHaveLength(0);
     expect(results.textContent).toContain('<img src=x onerror=alert(1)>');
     run.type(box, 'alert gap');
-    const hits = results.querySelectorAll('a');
+    const hits = all(results, 'a');
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.map((a) => a.textContent).join(' ')).toContain(
       "q_qos<script>alert('gapname')</script>",
     );
-    expect(results.querySelectorAll('script')).toHaveLength(0);
+    expect(all(results, 'script')).toHaveLength(0);
   });
 
   it('Markdown: schema text is HTML-escaped and cannot open a tag, a link or a table cell', () => {

@@ -8,12 +8,12 @@ import { REGFILE_NAMES, schemaDisplayPath, schemaPath } from '../../../csr/schem
 import { parseRegFile } from '../../../csr/schema/loader.ts';
 import { NxdmaError } from '../../../common/errors.ts';
 import { fileOf, shippedBuild, shippedModels, trn2Unit } from './helpers.ts';
-import { parseHtml, type MDocument } from './mini-dom.ts';
+import { all, byId, maybe, one, parseHtml, type Doc } from './dom.ts';
 
 const build = shippedBuild();
 const models = shippedModels();
-const pages = new Map<string, MDocument>();
-function page(path: string): MDocument {
+const pages = new Map<string, Doc>();
+function page(path: string): Doc {
   let d = pages.get(path);
   if (!d) {
     d = parseHtml(fileOf(build, path));
@@ -42,22 +42,22 @@ describe('nxdma docs: generation for the three register files', () => {
     let total = 0;
     for (const m of models) {
       const doc = page(`html/${m.name}.html`);
-      const sections = doc.querySelectorAll('section.reg');
+      const sections = all(doc, 'section.reg');
       const regs = pageRegisters(m);
       expect(sections.map((s) => s.id)).toEqual(regs.map(registerAnchor));
       for (const s of sections) {
-        const svgs = s.querySelectorAll('svg');
+        const svgs = all(s, 'svg');
         expect(svgs, s.id).toHaveLength(1);
-        expect(svgs[0].querySelector('title')!.textContent).toBe(`${s.id} bit fields`);
+        expect(one(svgs[0], 'title').textContent).toBe(`${s.id} bit fields`);
         expect(svgs[0].getAttribute('xmlns')).toBe('http://www.w3.org/2000/svg');
       }
       // No diagram outside a register section.
-      expect(doc.querySelectorAll('svg')).toHaveLength(sections.length);
+      expect(all(doc, 'svg')).toHaveLength(sections.length);
       total += sections.length;
     }
     expect(total).toBe(build.counts.registers);
     for (const p of ['html/index.html', 'html/gaps.html']) {
-      expect(page(p).querySelectorAll('svg')).toHaveLength(0);
+      expect(all(page(p), 'svg')).toHaveLength(0);
     }
   });
 
@@ -66,15 +66,12 @@ describe('nxdma docs: generation for the three register files', () => {
       const doc = page(`html/${m.name}.html`);
       for (const reg of pageRegisters(m)) {
         const anchor = registerAnchor(reg);
-        const s = doc.getElementById(anchor)!;
+        const s = byId(doc, anchor);
         const props = Object.fromEntries(
-          s
-            .querySelector('table.props')!
-            .querySelectorAll('tr')
-            .map((tr) => [
-              tr.querySelector('th')!.textContent,
-              tr.querySelector('td')!.textContent,
-            ]),
+          all(one(s, 'table.props'), 'tr').map((tr) => [
+            one(tr, 'th').textContent,
+            one(tr, 'td').textContent,
+          ]),
         );
         expect(props.Offset, anchor).toContain(hex(reg.offset));
         const words = m.instances.filter((i) => i.register === reg);
@@ -83,38 +80,35 @@ describe('nxdma docs: generation for the three register files', () => {
         if (reg.resetKnown) expect(props.Reset).toContain(hex(reg.reset, 8));
         else expect(props.Reset).toMatch(/unknown/);
         for (const p of reg.sources) {
-          expect(
-            s.querySelector('table.props')!.querySelector(`span.prov-${p}`),
-            anchor,
-          ).not.toBeNull();
+          expect(one(s, 'table.props').querySelector(`span.prov-${p}`), anchor).not.toBeNull();
         }
-        expect(s.querySelector('h3')!.querySelector(`span.prov-${reg.provenance}`)).not.toBeNull();
+        expect(one(s, 'h3').querySelector(`span.prov-${reg.provenance}`)).not.toBeNull();
         expect(s.classList.contains('inferred')).toBe(reg.inferred);
         // Field table: the model's fields, in bit order, with their bits.
-        const rows = s.querySelectorAll('tr[data-field-row]');
+        const rows = all(s, 'tr[data-field-row]');
         expect(rows.map((r) => r.getAttribute('data-field-row'))).toEqual(
           reg.fields.map((f) => f.name),
         );
         rows.forEach((r, k) => {
           const f = reg.fields[k];
-          expect(r.querySelector('td.bits')!.textContent).toBe(
+          expect(one(r, 'td.bits').textContent).toBe(
             f.msb === f.lsb ? String(f.lsb) : `${f.msb}:${f.lsb}`,
           );
-          expect(r.querySelector(`span.prov-${f.provenance}`)).not.toBeNull();
-          expect(r.querySelectorAll('table.enums tr')).toHaveLength(f.enums.length);
+          expect(maybe(r, `span.prov-${f.provenance}`)).not.toBeNull();
+          expect(all(r, 'table.enums tr')).toHaveLength(f.enums.length);
           for (const en of f.enums) expect(r.textContent).toContain(en.name);
         });
         // Encoder/decoder starts at the reset word, one input per field.
-        const codec = s.querySelector('.codec')!;
+        const codec = one(s, '.codec');
         expect(codec.getAttribute('data-reg')).toBe(anchor);
-        expect(codec.querySelector('input.raw')!.value).toBe(hex(reg.reset, 8));
-        expect(codec.querySelectorAll('input.fv').map((i) => i.getAttribute('data-field'))).toEqual(
+        expect(one(codec, 'input.raw').value).toBe(hex(reg.reset, 8));
+        expect(all(codec, 'input.fv').map((i) => i.getAttribute('data-field'))).toEqual(
           reg.fields.map((f) => f.name),
         );
         // Repeated registers: a selector of every word with its absolute offset.
-        const sel = s.querySelector('select.inst');
+        const sel = maybe(s, 'select.inst');
         if (words.length > 1) {
-          const opts = sel!.querySelectorAll('option');
+          const opts = all(sel!, 'option');
           expect(opts.map((o) => [o.getAttribute('value'), o.getAttribute('data-offset')])).toEqual(
             words.map((w) => [w.path, hex(w.offset)]),
           );
@@ -131,15 +125,15 @@ describe('nxdma docs: generation for the three register files', () => {
   });
 
   it('the M2S page places dwrr_cfg_2 at 0x84 of each queue with the seed badge', () => {
-    const s = page('html/udma_m2s.html').getElementById('M2S_Q.dwrr_cfg_2')!;
-    expect(s.querySelector('table.props')!.textContent).toContain('0x1084 + i × 0x1000');
-    expect(s.querySelector('select.inst')!.querySelectorAll('option')).toHaveLength(16);
-    expect(s.querySelector('h3 span.prov-seed')).not.toBeNull();
+    const s = byId(page('html/udma_m2s.html'), 'M2S_Q.dwrr_cfg_2');
+    expect(one(s, 'table.props').textContent).toContain('0x1084 + i × 0x1000');
+    expect(one(s, 'select.inst').querySelectorAll('option')).toHaveLength(16);
+    expect(maybe(s, 'h3 span.prov-seed')).not.toBeNull();
   });
 
   it('the index lists every register file and block with a link to its page', () => {
     const doc = page('html/index.html');
-    const hrefs = doc.querySelectorAll('a').map((a) => a.getAttribute('href'));
+    const hrefs = all(doc, 'a').map((a) => a.getAttribute('href'));
     for (const m of models) {
       expect(hrefs).toContain(`${m.name}.html`);
       for (const b of m.blocks) expect(hrefs).toContain(`${m.name}.html#block-${b.name}`);
@@ -150,14 +144,12 @@ describe('nxdma docs: generation for the three register files', () => {
 
   it('the gaps page lists the unplaced S2M q_qos, every inferred register and field, and invents no offset', () => {
     const doc = page('html/gaps.html');
-    const gap = doc.getElementById('gap-udma_s2m-S2M_Q.q_qos')!;
+    const gap = byId(doc, 'gap-udma_s2m-S2M_Q.q_qos');
     expect(gap.textContent).toContain('q_qos');
     expect(gap.textContent).toContain('S2M_Q');
     expect(gap.textContent).not.toMatch(/0x[0-9a-f]+/);
     expect(page('html/udma_s2m.html').getElementById('S2M_Q.q_qos')).toBeNull();
-    const inferredText = doc
-      .getElementById('inferred-registers')!
-      .parentNode!.querySelectorAll('table')
+    const inferredText = all(byId(doc, 'inferred-registers').parentElement!, 'table')
       .map((t) => t.textContent)
       .join('\n');
     for (const m of models) {
@@ -178,7 +170,7 @@ describe('nxdma docs: generation for the three register files', () => {
     const htmlPages = build.files.filter((f) => f.path.startsWith('html/'));
     let checked = 0;
     for (const f of htmlPages) {
-      for (const a of page(f.path).querySelectorAll('a[href]')) {
+      for (const a of all(page(f.path), 'a[href]')) {
         const href = a.getAttribute('href')!;
         expect(href, `${f.path}: ${href}`).not.toMatch(/^[a-z]+:/i);
         const [file, frag] = href.includes('#') ? href.split('#') : [href, ''];
@@ -202,18 +194,17 @@ describe('nxdma docs: generation for the three register files', () => {
       const doc = page(f.path);
       const urls = f.content.match(/https?:\/\/[^\s"'<>)]+/g) ?? [];
       for (const u of urls) expect(u, f.path).toBe('http://www.w3.org/2000/svg');
-      for (const el of doc.root.descendants()) {
+      for (const el of all(doc, '*')) {
         expect(el.hasAttribute('src'), f.path).toBe(false);
         expect(el.localName).not.toBe('link');
       }
-      const scripts = doc.querySelectorAll('script');
+      const scripts = all(doc, 'script');
       expect(scripts.map((s) => s.getAttribute('type'))).toEqual(['application/json', null]);
       const code = scripts[1].textContent;
       expect(code).not.toMatch(/\bfetch\s*\(|XMLHttpRequest|import\s*\(|\beval\s*\(/);
       const data = JSON.parse(scripts[0].textContent) as { search: { files: unknown[] } };
       expect(data.search.files).toHaveLength(3);
-      const csp = doc
-        .querySelectorAll('meta')
+      const csp = all(doc, 'meta')
         .find((m) => m.getAttribute('http-equiv') === 'Content-Security-Policy')!
         .getAttribute('content')!;
       const hash = createHash('sha256').update(code, 'utf8').digest('base64');

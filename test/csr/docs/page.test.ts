@@ -1,5 +1,5 @@
 /**
- * The generated pages' own inline script, run against the parsed page (mini-dom.ts): the search
+ * The generated pages' own inline script, run against the parsed page (dom.ts, happy-dom): the search
  * box, the encoder/decoders, the radix toggle, word selection from the URL fragment and the
  * ?q= / ?decode= parameters.
  */
@@ -9,7 +9,7 @@ import { decodeFields, encodeFields } from '../../../csr/runtime/index.ts';
 import { toRegisterMap } from '../../../csr/schema/map.ts';
 import { findInstance } from '../../../csr/schema/model.ts';
 import { fileOf, shippedBuild, shippedModels } from './helpers.ts';
-import { runPage, type MElement, type PageRun } from './mini-dom.ts';
+import { all, byId, one, runPage, type El, type PageRun } from './dom.ts';
 
 const build = shippedBuild();
 const [m2s] = shippedModels();
@@ -18,44 +18,40 @@ const cfgSched = m2s.blocks
   .registers.find((r) => r.name === 'cfg_sched')!;
 
 function codecOf(run: PageRun, anchor: string) {
-  const c = run.document
-    .querySelectorAll('.codec')
-    .find((x) => x.getAttribute('data-reg') === anchor)!;
-  const field = (name: string) => c.querySelector(`input.fv[data-field="${name}"]`)!;
+  const c = all(run.document, '.codec').find((x) => x.getAttribute('data-reg') === anchor)!;
+  const field = (name: string) => one(c, `input.fv[data-field="${name}"]`);
   const enumOf = (name: string) =>
-    field(name).parentNode!.parentNode!.querySelector('.en')!.textContent;
+    one(field(name).parentElement!.parentElement!, '.en').textContent;
   return {
     el: c,
-    raw: c.querySelector('input.raw')!,
-    radix: c.querySelector('button.radix')!,
-    reset: c.querySelector('button.reset')!,
-    alt: c.querySelector('.alt')!,
-    err: c.querySelector('.err')!,
+    raw: one(c, 'input.raw'),
+    radix: one(c, 'button.radix'),
+    reset: one(c, 'button.reset'),
+    alt: one(c, '.alt'),
+    err: one(c, '.err'),
     field,
     enumOf,
     values: () =>
-      Object.fromEntries(
-        c.querySelectorAll('input.fv').map((i) => [i.getAttribute('data-field'), i.value]),
-      ),
+      Object.fromEntries(all(c, 'input.fv').map((i) => [i.getAttribute('data-field'), i.value])),
   };
 }
 
-function links(list: MElement): string[] {
-  return list.querySelectorAll('a').map((a) => a.getAttribute('href')!);
+function links(list: El): string[] {
+  return all(list, 'a').map((a) => a.getAttribute('href')!);
 }
 
 describe('page script: search', () => {
   it('typing 0x1084 on the index lists M2S_Q[0].dwrr_cfg_2 first; Enter opens it; Escape clears', () => {
     const run = runPage(fileOf(build, 'html/index.html'));
-    const box = run.document.getElementById('search')!;
-    const list = run.document.getElementById('search-results')!;
+    const box = byId(run.document, 'search');
+    const list = byId(run.document, 'search-results');
     expect(list.hidden).toBe(true);
     run.type(box, '0x1084');
     expect(list.hidden).toBe(false);
-    const first = list.querySelector('a')!;
-    expect(first.querySelector('code')!.textContent).toBe('M2S_Q[0].dwrr_cfg_2');
+    const first = one(list, 'a');
+    expect(one(first, 'code').textContent).toBe('M2S_Q[0].dwrr_cfg_2');
     expect(first.getAttribute('href')).toBe('udma_m2s.html#M2S_Q[0].dwrr_cfg_2');
-    expect(first.querySelector('.meta')!.textContent).toContain('0x1084');
+    expect(one(first, '.meta').textContent).toContain('0x1084');
     run.key(box, 'Enter');
     expect(run.location.href).toBe('udma_m2s.html#M2S_Q[0].dwrr_cfg_2');
     run.key(box, 'Escape');
@@ -65,8 +61,8 @@ describe('page script: search', () => {
 
   it('an address in a later queue resolves to that instance; paths and words search too', () => {
     const run = runPage(fileOf(build, 'html/udma_s2m.html'));
-    const box = run.document.getElementById('search')!;
-    const list = run.document.getElementById('search-results')!;
+    const box = byId(run.document, 'search');
+    const list = byId(run.document, 'search-results');
     run.type(box, hex(findInstance(m2s, 'M2S_Q[7].dwrr_cfg_2')!.offset));
     expect(links(list)[0]).toBe('udma_m2s.html#M2S_Q[7].dwrr_cfg_2');
     run.type(box, 'M2S_rd.desc_pref_cfg_2.pref_force_rr');
@@ -74,18 +70,19 @@ describe('page script: search', () => {
     run.type(box, 'round robin');
     expect(links(list).length).toBeGreaterThan(2);
     run.type(box, 'zzzz nothing');
-    expect(list.querySelector('li.none')!.textContent).toContain('zzzz nothing');
+    expect(one(list, 'li.none').textContent).toContain('zzzz nothing');
   });
 
   it('"/" focuses the search box; ?q= fills it on load', () => {
     const run = runPage(fileOf(build, 'html/gaps.html'), { search: '?q=0x3084' });
-    const box = run.document.getElementById('search')!;
+    const box = byId(run.document, 'search');
     expect(box.value).toBe('0x3084');
-    expect(links(run.document.getElementById('search-results')!)[0]).toBe(
+    expect(links(byId(run.document, 'search-results'))[0]).toBe(
       'udma_m2s.html#M2S_Q[2].dwrr_cfg_2',
     );
-    run.key(run.document.body!, '/');
-    expect(box.focused).toBe(1);
+    run.key(run.document.body as unknown as El, '/');
+    expect(run.focusCount(box)).toBe(1);
+    expect(run.document.activeElement).toBe(box);
   });
 });
 
@@ -184,7 +181,7 @@ describe('page script: encoder/decoder', () => {
     const run = runPage(page, { search: '?decode=M2S_Q.dwrr_cfg_2%3A0x5' });
     const c = codecOf(run, 'M2S_Q.dwrr_cfg_2');
     expect(c.field('q_qos').value).toBe('0x05');
-    expect(run.document.getElementById('M2S_Q.dwrr_cfg_2')!.scrolled).toBe(1);
+    expect(run.scrollCount(byId(run.document, 'M2S_Q.dwrr_cfg_2'))).toBe(1);
   });
 });
 
@@ -192,41 +189,34 @@ describe('page script: words of repeated registers', () => {
   it('a fragment naming one word selects it and shows its address; hashchange follows', () => {
     const page = fileOf(build, 'html/udma_m2s.html');
     const run = runPage(page, { hash: '#M2S_Q[3].dwrr_cfg_2' });
-    const s = run.document.getElementById('M2S_Q.dwrr_cfg_2')!;
+    const s = byId(run.document, 'M2S_Q.dwrr_cfg_2');
     expect(s.classList.contains('hit')).toBe(true);
-    expect(s.querySelector('select.inst')!.value).toBe('M2S_Q[3].dwrr_cfg_2');
-    expect(s.querySelector('code.abs')!.textContent).toBe(
+    expect(one(s, 'select.inst').value).toBe('M2S_Q[3].dwrr_cfg_2');
+    expect(one(s, 'code.abs').textContent).toBe(
       hex(findInstance(m2s, 'M2S_Q[3].dwrr_cfg_2')!.offset),
     );
-    expect(s.scrolled).toBe(1);
+    expect(run.scrollCount(s)).toBe(1);
     run.navigate('#M2S_Q[12].cfg.AXI_qos');
-    const cfg = run.document.getElementById('M2S_Q.cfg')!;
+    const cfg = byId(run.document, 'M2S_Q.cfg');
     expect(cfg.classList.contains('hit')).toBe(true);
     expect(s.classList.contains('hit')).toBe(false);
-    expect(cfg.querySelector('select.inst')!.value).toBe('M2S_Q[12].cfg');
-    expect(cfg.querySelector('code.abs')!.textContent).toBe(
-      hex(findInstance(m2s, 'M2S_Q[12].cfg')!.offset),
-    );
+    expect(one(cfg, 'select.inst').value).toBe('M2S_Q[12].cfg');
+    expect(one(cfg, 'code.abs').textContent).toBe(hex(findInstance(m2s, 'M2S_Q[12].cfg')!.offset));
   });
 
   it('choosing a word in the selector shows its address', () => {
     const run = runPage(fileOf(build, 'html/dge_host.html'));
-    const sel = run.document.getElementById('mailbox')!.querySelector('select.inst')!;
+    const sel = one(byId(run.document, 'mailbox'), 'select.inst');
     sel.value = 'mailbox[3]';
-    sel.dispatchEvent({
-      type: 'change',
-      target: null,
-      defaultPrevented: false,
-      preventDefault() {},
-    });
+    run.change(sel);
     const dge = shippedModels()[2];
-    expect(sel.parentNode!.querySelector('code.abs')!.textContent).toBe(
+    expect(one(sel.parentElement!, 'code.abs').textContent).toBe(
       hex(findInstance(dge, 'mailbox[3]')!.offset),
     );
   });
 
   it('an unknown fragment changes nothing', () => {
     const run = runPage(fileOf(build, 'html/udma_m2s.html'), { hash: '#nothing[2].here' });
-    expect(run.document.querySelectorAll('section.hit')).toHaveLength(0);
+    expect(all(run.document, 'section.hit')).toHaveLength(0);
   });
 });

@@ -1,16 +1,16 @@
 /**
- * Just enough PNG for the browser tests to look at their screenshots: 8-bit RGB or RGBA,
- * non-interlaced (what Chromium writes), IDAT inflated with node:zlib and the five scanline
- * filters undone. Chunk CRCs are not checked.
+ * The browser tests' look at their screenshots: a PNG decoded with pngjs (any bit depth, colour
+ * type and interlacing, CRCs checked) into RGBA pixels, and two measures over a box of them, the
+ * share of pixels off the dominant colour ("ink") and the count of pixels of a given colour.
  */
-import { inflateSync } from 'node:zlib';
+import { PNG } from 'pngjs';
 
 export interface Png {
   readonly width: number;
   readonly height: number;
-  /** Bytes per pixel: 3 (RGB) or 4 (RGBA). */
-  readonly channels: 3 | 4;
-  /** Unfiltered pixels, row after row. */
+  /** Bytes per pixel: always 4 (RGBA, as pngjs decodes). */
+  readonly channels: 4;
+  /** Pixels, row after row. */
   readonly data: Uint8Array;
 }
 
@@ -22,63 +22,14 @@ export interface Box {
   readonly height: number;
 }
 
-const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
 export function decodePng(file: Uint8Array): Png {
-  const buf = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
-  if (buf.length < 8 || SIGNATURE.some((b, i) => buf[i] !== b)) throw new Error('not a PNG');
-  let width = 0;
-  let height = 0;
-  let channels: 3 | 4 = 3;
-  const idat: Buffer[] = [];
-  for (let at = 8; at + 8 <= buf.length;) {
-    const length = buf.readUInt32BE(at);
-    const type = buf.toString('latin1', at + 4, at + 8);
-    const body = buf.subarray(at + 8, at + 8 + length);
-    if (type === 'IHDR') {
-      width = body.readUInt32BE(0);
-      height = body.readUInt32BE(4);
-      const [depth, colour, , , interlace] = body.subarray(8, 13);
-      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0)
-        throw new Error(`PNG depth ${depth} colour ${colour} interlace ${interlace} not supported`);
-      channels = colour === 6 ? 4 : 3;
-    } else if (type === 'IDAT') idat.push(body);
-    else if (type === 'IEND') break;
-    at += 12 + length;
+  let img: PNG;
+  try {
+    img = PNG.sync.read(Buffer.from(file.buffer, file.byteOffset, file.byteLength));
+  } catch (e) {
+    throw new Error(`not a PNG: ${(e as Error).message}`);
   }
-  if (width === 0 || height === 0 || idat.length === 0) throw new Error('PNG without IHDR/IDAT');
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  if (raw.length !== height * (stride + 1))
-    throw new Error(`PNG data is ${raw.length} bytes, expected ${height * (stride + 1)}`);
-  const data = new Uint8Array(height * stride);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)];
-    const src = y * (stride + 1) + 1;
-    const row = y * stride;
-    for (let i = 0; i < stride; i++) {
-      const a = i >= channels ? data[row + i - channels] : 0;
-      const b = y > 0 ? data[row - stride + i] : 0;
-      const c = y > 0 && i >= channels ? data[row - stride + i - channels] : 0;
-      let p: number;
-      if (filter === 0) p = 0;
-      else if (filter === 1) p = a;
-      else if (filter === 2) p = b;
-      else if (filter === 3) p = (a + b) >> 1;
-      else if (filter === 4) p = paeth(a, b, c);
-      else throw new Error(`PNG row ${y}: filter ${filter}`);
-      data[row + i] = (raw[src + i] + p) & 0xff;
-    }
-  }
-  return { width, height, channels, data };
-}
-
-function paeth(a: number, b: number, c: number): number {
-  const p = a + b - c;
-  const pa = Math.abs(p - a);
-  const pb = Math.abs(p - b);
-  const pc = Math.abs(p - c);
-  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+  return { width: img.width, height: img.height, channels: 4, data: img.data };
 }
 
 /** [r, g, b] of one pixel. */

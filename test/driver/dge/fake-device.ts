@@ -61,6 +61,12 @@ class WindowIO implements RegisterIO {
     new DataView(b.buffer).setUint32(0, value >>> 0, true);
     this.mem.write(this.at + offset, b);
   }
+  readBytes(offset: number, dst: Uint8Array): void {
+    this.mem.read(this.at + offset, dst);
+  }
+  writeBytes(offset: number, src: Uint8Array): void {
+    this.mem.write(this.at + offset, src);
+  }
 }
 
 export interface FakeCoreSpec {

@@ -1,0 +1,130 @@
+/**
+ * The device options every command that reaches a device shares: `--mock`, `--device <file>`,
+ * `--profile <name>`, `--memory <addr>+<size>[@<offset>]` (DMA-visible memory) and the one
+ * confirmation flag a writing command needs on a device. The rules (docs/device.md):
+ *
+ * - exactly one of --mock and --device; --device needs a profile;
+ * - a command that only reads (regs read, regs dump, qos diff, and every --dry-run) opens the
+ *   device read-only, so a 0444 resource file is enough to inspect it;
+ * - a command that writes a device (regs write, qos apply, qos restore, run) refuses to start
+ *   without --i-understand-this-writes-to-hardware, before anything is read or opened.
+ *
+ * Opening the device is `openCliDevice` in `device-open.ts`, apart so that the commands that
+ * only register these options (and `regs decode`) do not load the mapped back end.
+ */
+import type { Command } from 'commander';
+import { hex } from '../common/errors.ts';
+import type { MemorySpec } from '../driver/mmio/device.ts';
+import { badArg } from './input.ts';
+
+/** The confirmation a command that writes a device needs. */
+export const HARDWARE_CONFIRMATION = 'i-understand-this-writes-to-hardware';
+
+/** The options as commander hands them over. */
+export interface DeviceChoice {
+  mock?: boolean;
+  device?: string;
+  profile?: string;
+  /** --i-understand-this-writes-to-hardware */
+  iUnderstandThisWritesToHardware?: boolean;
+  /** --memory, repeatable. */
+  memory?: string[];
+}
+
+/** Adds --i-understand-this-writes-to-hardware to a command that writes a device. */
+export function confirmationOption(cmd: Command): Command {
+  return cmd.option(
+    `--${HARDWARE_CONFIRMATION}`,
+    'confirm that the command may write the --device hardware (needed by every writing command)',
+  );
+}
+
+/**
+ * Checks the device options before anything is read or opened: one of --mock / --device, a profile
+ * for --device, and the confirmation when the command will write the device.
+ * @throws NxdmaError BAD_ARGUMENT (exit 2)
+ */
+export function checkDeviceChoice(o: DeviceChoice, writes: boolean): void {
+  if (o.mock && o.device !== undefined) {
+    throw badArg(
+      '--mock/--device',
+      'give either --mock or --device <path>, not both',
+      '--mock | --device <path>',
+      'both',
+    );
+  }
+  if (!o.mock && o.device === undefined) {
+    throw badArg(
+      '--mock/--device',
+      'a device is required: --mock for the mock device, or --device <path> --profile trn2 for hardware',
+      '--mock | --device <path> --profile <name>',
+      'none',
+    );
+  }
+  if (o.device === undefined) return;
+  if (o.profile === undefined) {
+    throw badArg(
+      '--profile',
+      '--device needs --profile (for example --profile trn2)',
+      '--profile <name>',
+      undefined,
+    );
+  }
+  if (writes && o.iUnderstandThisWritesToHardware !== true) {
+    throw badArg(
+      `--${HARDWARE_CONFIRMATION}`,
+      `this command writes the registers of --device ${o.device}; add --${HARDWARE_CONFIRMATION} to confirm (or use --dry-run where the command has one)`,
+      `--${HARDWARE_CONFIRMATION}`,
+      'missing',
+    );
+  }
+}
+
+function parseAddress(text: string, where: string): number {
+  const s = text.trim().replace(/_/g, '').toLowerCase();
+  const v = /^0x[0-9a-f]+$/.test(s)
+    ? parseInt(s.slice(2), 16)
+    : /^[0-9]+$/.test(s)
+      ? Number(s)
+      : NaN;
+  if (!Number.isSafeInteger(v) || v < 0) {
+    throw badArg(
+      where,
+      `${where}: '${text}' is not an address or size`,
+      'a non-negative integer (0x... or decimal)',
+      text,
+    );
+  }
+  return v;
+}
+
+/** `<addr>+<size>[@<offset>]`: a DMA-visible memory window of the BAR file. */
+export function parseMemoryOption(text: string): MemorySpec {
+  const m = /^([^+@]+)\+([^+@]+)(?:@([^+@]+))?$/.exec(text.trim());
+  const where = `--memory ${text}`;
+  if (!m) {
+    throw badArg(
+      '--memory',
+      `--memory '${text}' is not <addr>+<size>[@<offset>]`,
+      '<addr>+<size>[@<file offset>], for example 0x80000000+0x1000000',
+      text,
+    );
+  }
+  const deviceAddress = parseAddress(m[1]!, where);
+  const size = parseAddress(m[2]!, where);
+  const fileOffset = m[3] === undefined ? deviceAddress : parseAddress(m[3], where);
+  return { deviceAddress, fileOffset, size };
+}
+
+/** The DMA-visible memory windows --memory declares (in order). */
+export function declaredMemory(o: DeviceChoice): MemorySpec[] {
+  return (o.memory ?? []).map((t) => parseMemoryOption(t));
+}
+
+/** "0x80000000+0x1000000" as a --memory option would say it. */
+export function memoryText(m: MemorySpec): string {
+  return (
+    `${hex(m.deviceAddress)}+${hex(m.size)}` +
+    (m.fileOffset !== m.deviceAddress ? `@${hex(m.fileOffset)}` : '')
+  );
+}
