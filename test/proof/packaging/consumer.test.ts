@@ -402,10 +402,15 @@ describe('an isolated (--install-strategy=linked) install', () => {
       ['--help'],
       ['regs', 'list', '--file', 'dge_host', '--json'],
       ['regs', 'read', 'M2S_rd.desc_pref_cfg_2', '--mock', '--json'],
+      ['regs', 'write', 'M2S_Q[3].dwrr_cfg_2', 'q_qos=5', '--mock', '--json'],
+      ['regs', 'dump', '--block', 'M2S_rd', '--mock', '--json'],
+      ['regs', 'export', '--format', 'svd', '--out', join(dir, 'regs.svd')],
       ['compile', 'examples/programs/qos-mix.json', '--json'],
       ['run', 'examples/programs/transpose-chain.json', '--mock', '--json'],
       ['qos', 'show', 'examples/qos-plan.json'],
       ['qos', 'apply', 'examples/qos-plan.json', '--mock', '--dry-run'],
+      ['udma', 'info', '--json'],
+      ['udma', 'dump', '--mock', '--json'],
       ['docs', '--out', join(dir, 'site'), '--json'],
     ];
     for (const args of commands) ok(run('npx', ['nxdma', ...args], dir), `nxdma ${args.join(' ')}`);
