@@ -70,6 +70,12 @@ export interface DgeCoreIO {
   readonly kind: number;
   /** Boot state; 1 is booted (the only state in which the host tables may be written). */
   readonly bootState: number;
+  /**
+   * Executes one 64-byte DIRECT2D descriptor on the core's Pool backend, compute_op included (seed
+   * 004 §4.1). Offered by the mock's DGE core; a back end without it cannot run a destination
+   * reduce, and the flow refuses such a program before writing anything.
+   */
+  executeDescriptor?(desc: Uint8Array): void;
 }
 
 /** A whole device as the driver sees it: UDMA units by engine id, DGE cores, DMA-visible memory. */

@@ -14,6 +14,8 @@ import { NxdmaError, hex } from '../common/errors.ts';
 import { DGE_BOOTED, DgeCoreKind } from '../csr/formats/dge-host.ts';
 import type { DgeCoreIO, RegisterIO } from '../csr/io.ts';
 import type { RegFileModel } from '../csr/schema/model.ts';
+import { validateDgeDescriptor } from '../csr/formats/dge-desc.ts';
+import { executeDirect2D, poolComputes } from './dge-compute.ts';
 import type { MockMemory } from './memory.ts';
 import {
   accessProblem,
@@ -154,6 +156,9 @@ export class MockDgeCore implements DgeCoreIO {
   readonly dramBase: number;
   kind: number;
   bootState: number;
+  /** DIRECT2D descriptors executed and elements they moved (executeDescriptor). */
+  readonly executed = { descriptors: 0, elements: 0 };
+  private readonly mem: MockMemory;
 
   constructor(
     spec: MockDgeCoreSpec,
@@ -196,6 +201,7 @@ export class MockDgeCore implements DgeCoreIO {
         },
       );
     }
+    this.mem = mem;
     this.core = spec.core;
     this.kind = spec.kind ?? DGE_CORE_KIND.CAYMAN;
     this.bootState = spec.bootState ?? DGE_BOOTED;
@@ -204,5 +210,42 @@ export class MockDgeCore implements DgeCoreIO {
     // The firmware's view at boot: the schema's reset image.
     for (const inst of model.instances)
       mem.writeU32(spec.dramBase + inst.offset, inst.register.reset);
+  }
+
+  /**
+   * The Pool backend's DIRECT2D engine: executes one 64-byte DIRECT2D descriptor on device memory,
+   * its compute_op included (seed 004 §4.1: "a Pool descriptor can do B op= A in transfer";
+   * mocks/dge-compute.ts has the element arithmetic). Only DIRECT2D is executed here: the other
+   * descriptor kinds have no compute_op and reach the rings as BDs. A descriptor that is not a
+   * valid DIRECT2D, or whose compute_op the Pool core does not compute, throws BAD_ARGUMENT before
+   * any byte is written.
+   */
+  executeDescriptor(desc: Uint8Array): void {
+    const r = validateDgeDescriptor(desc, 0);
+    if (!r.ok || r.value.kind !== 'DIRECT2D') {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        `dge core ${this.core}: the Pool core executes DIRECT2D descriptors (${r.ok ? `got ${r.value.kind}` : r.error.message})`,
+        {
+          where: `dge${this.core}.executeDescriptor`,
+          expected: 'a valid 64-byte DIRECT2D',
+          actual: r.ok ? r.value.kind : null,
+        },
+      );
+    }
+    const d = r.value;
+    if (!poolComputes(d.dtype, d.compute_op)) {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        `dge core ${this.core}: compute_op ${d.compute_op} on dtype ${d.dtype} is not computed by the Pool core`,
+        {
+          where: `dge${this.core}.executeDescriptor`,
+          expected: 'ADD/MULTIPLY/MAX/MIN on UINT8..FP32',
+          actual: d.dtype,
+        },
+      );
+    }
+    this.executed.elements += executeDirect2D(this.mem, d);
+    this.executed.descriptors++;
   }
 }

@@ -5,30 +5,16 @@
  *                     [--out FILE] [--json]
  *
  * Without --out the export goes to stdout (with --json: inside the JSON document, as `content`).
- * With --out it is written atomically (a temporary file in the same folder, then a rename): an
- * existing FILE is replaced whole or not at all, a symbolic link or anything but a regular file
- * is refused, and so is a register schema the export is made from.
+ * With --out it is written atomically by common/files.ts (a temporary file in the same folder,
+ * then a rename): an existing FILE is replaced whole or not at all, a symbolic link or anything
+ * but a regular file is refused, and so is a register schema the export is made from.
  */
-import { randomBytes } from 'node:crypto';
-import {
-  lstatSync,
-  mkdirSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import {
-  EXPORT_FORMATS,
-  exportRegisters,
-  type ExportCounts,
-  type ExportFormat,
-} from '../../csr/export/index.ts';
+import { EXPORT_FORMATS, type ExportCounts, type ExportFormat } from '../../csr/export/common.ts';
 import { REGFILE_NAMES, schemaPath, type RegFileName } from '../../csr/schema/files.ts';
 import { hex } from '../../common/errors.ts';
+import { InputSet, writeOutputFile } from '../../common/files.ts';
 import type { CliContext } from '../main.ts';
 import { badArg, numberArg } from '../input.ts';
 
@@ -56,61 +42,6 @@ export interface RegsExportJson {
   readonly content?: string;
 }
 
-function sameFile(a: string, b: string): boolean {
-  try {
-    const x = statSync(a);
-    const y = statSync(b);
-    return x.dev === y.dev && x.ino === y.ino;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Writes `content` to `file` atomically. Refuses (BAD_ARGUMENT, nothing written) a symbolic
- * link, a directory or other non-regular file, and any of `inputs`.
- */
-function writeAtomic(file: string, content: string, inputs: readonly string[]): string {
-  const abs = resolve(file);
-  const st = lstatSync(abs, { throwIfNoEntry: false });
-  if (st?.isSymbolicLink()) {
-    throw badArg(
-      '--out',
-      `${file} is a symbolic link: not written through`,
-      'a regular file path',
-      file,
-    );
-  }
-  if (st && !st.isFile()) {
-    throw badArg('--out', `${file} exists and is not a regular file`, 'a regular file path', file);
-  }
-  const dir = dirname(abs);
-  mkdirSync(dir, { recursive: true });
-  const target = join(realpathSync(dir), basename(abs));
-  for (const input of inputs) {
-    if (sameFile(target, input) || target === resolve(input)) {
-      throw badArg(
-        '--out',
-        `${file} is an input of the export (${input})`,
-        'a file that is not a register schema',
-        file,
-      );
-    }
-  }
-  const tmp = join(
-    dirname(target),
-    `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
-  );
-  try {
-    writeFileSync(tmp, content, { flag: 'wx', mode: 0o644 });
-    renameSync(tmp, target);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  return target;
-}
-
 function parseEngine(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = numberArg(v);
@@ -125,25 +56,29 @@ function parseEngine(v: string | undefined): number | undefined {
   return n;
 }
 
-function run(ctx: CliContext, opts: ExportCliOptions): void {
+async function run(ctx: CliContext, opts: ExportCliOptions): Promise<void> {
   if (opts.format === undefined) {
     throw badArg('--format', '--format is required', EXPORT_FORMATS.join(' | '));
-  }
-  if (opts.out !== undefined && opts.out.trim() === '') {
-    throw badArg('--out', '--out must name a file', 'a file path', opts.out);
   }
   const files = opts.file
     ?.flatMap((f) => f.split(','))
     .map((f) => f.trim())
     .filter(Boolean);
+  // the exporters load only when `regs export` runs (the other regs commands start faster)
+  const { exportRegisters } = await import('../../csr/export/index.ts');
   const result = exportRegisters(opts.format, {
     files,
     profile: opts.profile,
     engine: parseEngine(opts.engine),
   });
   const { target } = result;
-  const inputs = target.files.map((f) => schemaPath(f.model.name as RegFileName));
-  const written = opts.out === undefined ? null : writeAtomic(opts.out, result.content, inputs);
+  const inputs = new InputSet();
+  for (const f of target.files) inputs.add(schemaPath(f.model.name as RegFileName));
+  let written: string | null = null;
+  if (opts.out !== undefined) {
+    writeOutputFile(opts.out, result.content, { inputs, option: '--out' });
+    written = resolve(opts.out);
+  }
   const bytes = Buffer.byteLength(result.content, 'utf8');
   if (opts.json) {
     const json: RegsExportJson = {

@@ -16,31 +16,24 @@
  */
 import type { Command } from 'commander';
 import { NxdmaError, hex } from '../../common/errors.ts';
+// Only what `regs list` and `regs decode` need is imported here; the mock, the mapped back end
+// and the driver's shadow load when a command opens a device (docs/packaging.md, start-up).
+import { regFileMaps } from '../../csr/generated/index.ts';
+import { registerAt } from '../../csr/runtime/accessor.ts';
+import { fieldValue } from '../../csr/runtime/fields.ts';
+import { REGFILE_NAMES, isRegFileName, regFile, type RegFileName } from '../../csr/schema/files.ts';
 import {
-  REGFILE_NAMES,
-  fieldValue,
   findInstance,
-  isRegFileName,
-  regFile,
-  regFileMaps,
-  registerAt,
   type FieldModel,
   type RegFileModel,
-  type RegFileName,
   type RegisterInstance,
-} from '../../csr/index.ts';
+} from '../../csr/schema/model.ts';
 import type { Device, RegisterIO } from '../../csr/io.ts';
-import { getProfile } from '../../driver/mmio/index.ts';
-import { deviceShadow } from '../../driver/udma/shadow.ts';
+import { getProfile } from '../../csr/profiles.ts';
 import type { UdmaFileName } from '../../driver/udma/regs.ts';
-import {
-  HARDWARE_CONFIRMATION,
-  checkDeviceChoice,
-  confirmationOption,
-  openCliDevice,
-} from '../device-options.ts';
-import { MockDevice } from '../../mocks/index.ts';
+import { HARDWARE_CONFIRMATION, checkDeviceChoice, confirmationOption } from '../device-options.ts';
 import type { CliContext } from '../main.ts';
+import { barLocation, nearestNames, parseAddress, wordsAtOffset } from '../address.ts';
 import { badArg } from '../input.ts';
 import { paint, table } from '../output.ts';
 import { registerExport } from './regs-export.ts';
@@ -235,17 +228,63 @@ function parseUint(text: string): number | undefined {
   return Number.isSafeInteger(v) ? v : undefined;
 }
 
+/** A register word a command line named: by path, by file offset or by BAR0 address. */
+interface ResolvedWord {
+  model: RegFileModel;
+  inst: RegisterInstance;
+  /** The engine a BAR0 address names. */
+  engine?: number;
+  /** How an address was read ("trn2 BAR0 0x82001084 = udma0 udma_m2s + 0x1084"). */
+  via?: string;
+}
+
 /**
- * The register word a path names: "M2S_Q[3].dwrr_cfg_2" (searched in every register file; the
- * paths of the three files do not collide), "udma_s2m:S2M_Q[0].cfg", or a path with --file.
+ * The register word a path or an address names: "M2S_Q[3].dwrr_cfg_2" (searched in every register
+ * file; the paths of the three files do not collide), "udma_s2m:S2M_Q[0].cfg", a path with --file;
+ * a byte offset within a register file ("0x1084", "udma_s2m:0x1054"); with `profile`, a BAR0
+ * address past every register file ("0x82001084": engine, file and offset from the profile).
  */
-function resolveWord(spec: string, file?: string): { model: RegFileModel; inst: RegisterInstance } {
+function resolveWord(spec: string, file?: string, profile?: string): ResolvedWord {
   let path = spec;
   let names = parseFiles(file);
   const colon = spec.indexOf(':');
   if (colon > 0) {
     names = parseFiles(spec.slice(0, colon));
     path = spec.slice(colon + 1);
+  }
+  const addr = parseAddress(path);
+  if (addr !== undefined) {
+    const largest = Math.max(...names.map((n) => regFile(n).size));
+    if (addr < largest || profile === undefined) {
+      const hits = wordsAtOffset(names, addr, spec);
+      if (hits.length > 1) {
+        throw badArg(
+          'path',
+          `offset ${hex(addr)} names a register in ${hits.map((h) => `${h.model.name} (${h.inst.path})`).join(' and ')}; say which`,
+          `file:offset (${hits.map((h) => `${h.model.name}:${hex(addr)}`).join(', ')}) or --file`,
+          spec,
+        );
+      }
+      return hits[0];
+    }
+    const loc = barLocation(profile, addr);
+    if (loc === null || !names.includes(loc.file)) {
+      throw new NxdmaError(
+        'REGISTER_UNKNOWN',
+        `${hex(addr)} is not in a UDMA register file (${names.join(', ')}) of profile ${profile}`,
+        {
+          where: spec,
+          expected: `a file offset (below ${hex(largest)}) or a BAR0 address of a register of ${profile}`,
+          actual: hex(addr),
+        },
+      );
+    }
+    const [hit] = wordsAtOffset([loc.file], loc.offset, spec);
+    return {
+      ...hit,
+      engine: loc.engine,
+      via: `${loc.profile} BAR0 ${hex(addr)} = udma${loc.engine} ${loc.file} + ${hex(loc.offset)}`,
+    };
   }
   const hits = names
     .map((n) => regFile(n))
@@ -261,19 +300,29 @@ function resolveWord(spec: string, file?: string): { model: RegFileModel; inst: 
     );
   }
   const stem = (path.split('.').pop() ?? path).replace(/\[\d*\]?/g, '').toLowerCase();
-  const near = names
+  let near = names
     .flatMap((n) => regFile(n).instances)
     .filter((i) => i.register.name.toLowerCase() === stem && !i.blockIndex && !i.index)
     .slice(0, 4)
     .map((i) => `${i.file}:${i.path}`);
+  if (near.length === 0) {
+    // a typo: the nearest register names, in the path as written
+    const raw = path.split('.').pop() ?? path;
+    const bare = raw.replace(/\[\d*\]?$/, '');
+    near = nearestNames(bare, names).map(
+      (n) => `${n.file}:${path.slice(0, path.length - raw.length)}${raw.replace(bare, n.name)}`,
+    );
+  }
   throw new NxdmaError(
     'REGISTER_UNKNOWN',
     `no register at path '${path}' in ${names.join(', ')}` +
       (near.length ? ` (did you mean ${near.join(', ')}?)` : ''),
     {
       where: spec,
-      expected: 'block.register, block[i].register or register[i] (see nxdma regs list)',
+      expected:
+        'block.register, block[i].register, register[i], a file offset (0x1084) or, with --profile, a BAR0 address (see nxdma regs list)',
       actual: path,
+      ...(near.length ? { suggestions: near } : {}),
     },
   );
 }
@@ -318,19 +367,19 @@ function printValue(ctx: CliContext, v: RegsValue, suffix = ''): void {
   }
 }
 
-/**
- * The device the options name: a fresh mock, or a mapped device file, read-only unless the
- * command `writes` (then --device needs the confirmation flag). Validated before opening.
- */
-function openTarget(
-  opts: DeviceCliOptions,
-  writes: boolean,
-): {
+/** A device opened for one command, with the engine and DGE core it addresses. */
+interface Target {
   device: Device;
   engine: number;
   core: number;
   close(): void;
-} {
+}
+
+/**
+ * The device the options name: a fresh mock, or a mapped device file, read-only unless the
+ * command `writes` (then --device needs the confirmation flag). Validated before opening.
+ */
+async function openTarget(opts: DeviceCliOptions, writes: boolean): Promise<Target> {
   const engine = parseUint(opts.engine);
   if (engine === undefined) {
     throw badArg(
@@ -361,6 +410,7 @@ function openTarget(
   }
   checkDeviceChoice(opts, writes);
   if (opts.mock) {
+    const { MockDevice } = await import('../../mocks/device.ts');
     const device = new MockDevice({
       profile: opts.profile,
       engines: [engine],
@@ -369,6 +419,7 @@ function openTarget(
     return { device, engine, core, close: () => undefined };
   }
   getProfile(opts.profile);
+  const { openCliDevice } = await import('../device-open.ts');
   const device = openCliDevice(opts, { engines: [engine], writes });
   return { device, engine, core, close: () => device.dispose() };
 }
@@ -393,12 +444,12 @@ function deviceLabel(t: { device: Device; engine: number; core: number }, file: 
     : `${t.device.name}, engine ${t.engine}`;
 }
 
-function withTarget<T>(
+async function withTarget<T>(
   opts: DeviceCliOptions,
   writes: boolean,
-  f: (t: ReturnType<typeof openTarget>) => T,
-): T {
-  const t = openTarget(opts, writes);
+  f: (t: Target) => T,
+): Promise<T> {
+  const t = await openTarget(opts, writes);
   try {
     return f(t);
   } finally {
@@ -406,11 +457,7 @@ function withTarget<T>(
   }
 }
 
-function handleFor(
-  t: ReturnType<typeof openTarget>,
-  inst: RegisterInstance,
-  allowInferred = false,
-) {
+function handleFor(t: Target, inst: RegisterInstance, allowInferred = false) {
   return registerAt(regFileMaps[inst.file as RegFileName], windowOf(t, inst.file), inst.path, {
     hardware: t.device.isHardware,
     allowInferred,
@@ -421,13 +468,49 @@ interface ReadOptions extends DeviceCliOptions {
   file?: string;
 }
 
-function read(ctx: CliContext, path: string, opts: ReadOptions): void {
-  const { inst } = resolveWord(path, opts.file);
-  withTarget(opts, false, (t) => {
+/**
+ * The options with the engine a BAR0 address named (an explicit, different --engine is refused).
+ */
+function engineFrom<T extends DeviceCliOptions>(opts: T, r: ResolvedWord, engineGiven: boolean): T {
+  if (r.engine === undefined) return opts;
+  if (engineGiven && parseUint(opts.engine) !== r.engine) {
+    throw badArg(
+      '--engine',
+      `--engine ${opts.engine} contradicts the address (${r.via})`,
+      `--engine ${r.engine}, or no --engine`,
+      opts.engine,
+    );
+  }
+  return { ...opts, engine: String(r.engine) };
+}
+
+/** True when the user gave --engine (not its default). */
+function engineGiven(cmd: Command | undefined): boolean {
+  return cmd?.getOptionValueSource('engine') === 'cli';
+}
+
+async function read(
+  ctx: CliContext,
+  path: string,
+  opts: ReadOptions,
+  given = false,
+): Promise<void> {
+  const r = resolveWord(path, opts.file, opts.profile);
+  const { inst } = r;
+  await withTarget(engineFrom(opts, r, given), false, (t) => {
     const h = handleFor(t, inst);
     const v = regsValue(inst, h.readRaw());
-    if (opts.json) ctx.out.json({ ...v, device: t.device.name, engine: t.engine });
-    else printValue(ctx, v, `  (${deviceLabel(t, inst.file)})`);
+    if (opts.json)
+      ctx.out.json({
+        ...v,
+        device: t.device.name,
+        engine: t.engine,
+        ...(r.via ? { via: r.via } : {}),
+      });
+    else {
+      if (r.via) ctx.out.log(r.via);
+      printValue(ctx, v, `  (${deviceLabel(t, inst.file)})`);
+    }
   });
 }
 
@@ -516,8 +599,16 @@ function parseAssignments(inst: RegisterInstance, args: readonly string[]): Reco
   return out;
 }
 
-function write(ctx: CliContext, path: string, assignments: string[], opts: WriteOptions): void {
-  const { inst } = resolveWord(path, opts.file);
+async function write(
+  ctx: CliContext,
+  path: string,
+  assignments: string[],
+  options: WriteOptions,
+  given = false,
+): Promise<void> {
+  const r = resolveWord(path, options.file, options.profile);
+  const { inst } = r;
+  const opts = engineFrom(options, r, given);
   const update = parseAssignments(inst, assignments);
   const reg = inst.register;
   if (reg.inferred && !opts.allowInferred) {
@@ -532,7 +623,8 @@ function write(ctx: CliContext, path: string, assignments: string[], opts: Write
       },
     );
   }
-  withTarget(opts, opts.dryRun !== true, (t) => {
+  const { deviceShadow } = await import('../../driver/udma/shadow.ts');
+  await withTarget(opts, opts.dryRun !== true, (t) => {
     // The runtime decides the word (modify: read, fields replaced; write: from the reset word);
     // the capture records it, and forwards it unless this is a dry run. A UDMA register is written
     // through the device's register shadow, so the shadow stays true.
@@ -580,7 +672,7 @@ interface DumpOptions extends DeviceCliOptions {
   block?: string;
 }
 
-function dump(ctx: CliContext, opts: DumpOptions): void {
+async function dump(ctx: CliContext, opts: DumpOptions): Promise<void> {
   let files = opts.file
     ? parseFiles(opts.file)
     : opts.mock
@@ -599,7 +691,7 @@ function dump(ctx: CliContext, opts: DumpOptions): void {
     }
     files = with_;
   }
-  withTarget(opts, false, (t) => {
+  await withTarget(opts, false, (t) => {
     const out: (RegsValue & { device: string })[] = [];
     for (const n of files) {
       const model = regFile(n);
@@ -623,9 +715,10 @@ function decode(
   ctx: CliContext,
   path: string,
   value: string,
-  opts: { file?: string; json?: boolean },
+  opts: { file?: string; json?: boolean; profile?: string },
 ): void {
-  const { inst } = resolveWord(path, opts.file);
+  const r = resolveWord(path, opts.file, opts.profile);
+  const { inst } = r;
   const word = parseUint(value);
   if (word === undefined || word > 0xffffffff) {
     throw badArg(
@@ -636,8 +729,12 @@ function decode(
     );
   }
   const v = regsValue(inst, word);
-  if (opts.json) ctx.out.json(v);
-  else printValue(ctx, v);
+  if (opts.json)
+    ctx.out.json({ ...v, ...(r.engine !== undefined ? { engine: r.engine, via: r.via } : {}) });
+  else {
+    if (r.via) ctx.out.log(r.via);
+    printValue(ctx, v);
+  }
 }
 
 function deviceOptions(cmd: Command): Command {
@@ -652,7 +749,10 @@ function deviceOptions(cmd: Command): Command {
 
 const ACCESS_HELP = `
 A path is block.register, block[i].register or register[i] ("M2S_Q[3].dwrr_cfg_2",
-"priority_class_map[2]"), optionally prefixed by its file ("udma_s2m:S2M_Q[0].cfg").
+"priority_class_map[2]"), optionally prefixed by its file ("udma_s2m:S2M_Q[0].cfg"), or an
+address: a byte offset within a register file ("0x1084", "udma_s2m:0x1054") or, read through
+--profile, a BAR0 address ("0x82001084" = udma0 udma_m2s + 0x1084: M2S_Q[0].dwrr_cfg_2; the
+address names the engine). A path that names no register suggests the nearest names.
 Values are 0x... (hex), 0b... (binary) or decimal; a field with named values also takes a name.
 --mock starts a fresh mock device each run: it shows reset values and what a write does.`;
 
@@ -684,9 +784,11 @@ export function register(program: Command, ctx: CliContext): void {
   )
     .addHelpText(
       'after',
-      `\nExample:\n  $ nxdma regs read M2S_rd.desc_pref_cfg_2 --mock\n  $ nxdma regs read M2S_Q[3].dwrr_cfg_2 --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --engine 4 --json\n${ACCESS_HELP}`,
+      `\nExample:\n  $ nxdma regs read M2S_rd.desc_pref_cfg_2 --mock\n  $ nxdma regs read 0x82001084 --mock --profile trn2\n  $ nxdma regs read M2S_Q[3].dwrr_cfg_2 --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --engine 4 --json\n${ACCESS_HELP}`,
     )
-    .action((path: string, opts: ReadOptions) => read(ctx, path, opts));
+    .action((path: string, opts: ReadOptions, cmd: Command) =>
+      read(ctx, path, opts, engineGiven(cmd)),
+    );
 
   confirmationOption(
     deviceOptions(
@@ -715,8 +817,8 @@ export function register(program: Command, ctx: CliContext): void {
       'after',
       `\nExample:\n  $ nxdma regs write M2S_Q[3].dwrr_cfg_2 q_qos=5 --mock\n  $ nxdma regs write M2S_dwrr.cfg_sched en_dwrr=dwrr inc_factor=7 --mock --dry-run --json\n\nRead-only fields are refused (REGISTER_READ_ONLY); a register with anything inferred is\nrefused without --allow-inferred (REGISTER_INFERRED). Nothing is written when an argument is bad.\nOn --device a write needs --${HARDWARE_CONFIRMATION}; --dry-run maps the device read-only.\n${ACCESS_HELP}`,
     )
-    .action((path: string, assignments: string[], opts: WriteOptions) =>
-      write(ctx, path, assignments, opts),
+    .action((path: string, assignments: string[], opts: WriteOptions, cmd: Command) =>
+      write(ctx, path, assignments, opts, engineGiven(cmd)),
     );
 
   deviceOptions(
@@ -741,13 +843,15 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<path>', 'register path, e.g. M2S_dwrr.cfg_sched')
     .argument('<value>', 'the 32-bit value: 0x..., 0b... or decimal')
     .option('--file <name>', `register file: ${REGFILE_NAMES.join(' | ')} (default: found by path)`)
+    .option('--profile <name>', 'device profile that reads a BAR0 address given as <path> (trn2)')
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
-      `\nExample:\n  $ nxdma regs decode M2S_dwrr.cfg_sched 0x00070211\n  $ nxdma regs decode udma_s2m:S2M_Q[0].cfg 0x03020000 --json\n${ACCESS_HELP}`,
+      `\nExample:\n  $ nxdma regs decode M2S_dwrr.cfg_sched 0x00070211\n  $ nxdma regs decode udma_s2m:S2M_Q[0].cfg 0x03020000 --json\n  $ nxdma regs decode 0x1084 0x00000004\n  $ nxdma regs decode 0x82001084 0x00000004 --profile trn2\n${ACCESS_HELP}`,
     )
-    .action((path: string, value: string, opts: { file?: string; json?: boolean }) =>
-      decode(ctx, path, value, opts),
+    .action(
+      (path: string, value: string, opts: { file?: string; json?: boolean; profile?: string }) =>
+        decode(ctx, path, value, opts),
     );
 
   registerExport(regs, ctx);

@@ -13,14 +13,15 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { NxdmaError, hex, isNxdmaError } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
+import { parseBackendList } from '../../compiler/lower/backend.ts';
 import { checkInsideMemory, getProfile, type MemorySpec } from '../../driver/mmio/index.ts';
 import {
   HARDWARE_CONFIRMATION,
   checkDeviceChoice,
   declaredMemory,
   memoryText,
-  openCliDevice,
 } from '../device-options.ts';
+import { openCliDevice } from '../device-open.ts';
 import {
   defaultRingBase,
   flowMock,
@@ -79,6 +80,7 @@ interface RunOptions {
   memory?: string[];
   maxIterations?: string;
   maxRingBytes?: string;
+  dgeBackends?: string;
 }
 
 function parseNumber(v: string | undefined, where: string): number | undefined {
@@ -320,6 +322,8 @@ async function runOne(
   inputs: InputSet,
   timeline?: string,
 ): Promise<FlowReport> {
+  const lowerOpts =
+    o.dgeBackends === undefined ? {} : { availability: parseBackendList(o.dgeBackends) };
   const input = readProgramInput(file, inputs);
   const loops = loopIterationsOf(input.json);
   try {
@@ -330,7 +334,7 @@ async function runOne(
   }
   let p: PreparedFlow;
   try {
-    p = prepareFlow(input.json, { file });
+    p = prepareFlow(input.json, { file, lower: lowerOpts });
   } catch (e) {
     throw withLocations(e, input);
   }
@@ -346,6 +350,7 @@ async function runOne(
       qos: o.qos !== false,
       allowInferred: o.allowInferred === true,
       trace: o.trace === true,
+      lower: lowerOpts,
       onProgress: (done, total) => bar.update(done, total),
     });
     if (timeline !== undefined) {
@@ -393,6 +398,10 @@ export function register(program: Command, ctx: CliContext): void {
       'leave the arbiters in round robin (do not program each queue from its class)',
     )
     .option('--allow-inferred', 'also write registers that hold inferred facts')
+    .option(
+      '--dge-backends <list>',
+      "the DGE backends the core offers: pool, rtl, software (comma list) or none (default: the ArchLevel's table, docs/lowering.md)",
+    )
     .option('--json', 'print the report(s) as JSON')
     .option('--trace', 'add the micro-op streams, descriptors and packets served')
     .option(
@@ -411,6 +420,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (path: string, o: RunOptions) => {
       const out = ctx.out;
       checkDeviceOptions(o);
+      if (o.dgeBackends !== undefined) parseBackendList(o.dgeBackends);
       parseNumber(o.ringBase, '--ring-base');
       parseNumber(o.seed, '--seed');
       checkTimelineOption(o.timeline, { mock: o.mock === true });

@@ -22,6 +22,7 @@ import { DstReduce } from '../ir/enums.ts';
 import type { Instr, Module } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
 import { decodeElement, encodeElement, type ImageRegion, type MemoryImage } from './memory.ts';
+import type { DtypeName } from '../ir/enums.ts';
 
 export interface InterpretResult {
   /** The memory after the program (the input image, changed in place). */
@@ -74,12 +75,18 @@ export function elementAddresses(ap: AccessPattern, image: MemoryImage, out: Flo
   }
 }
 
-function reduce(op: number, a: number, b: number): number {
+/**
+ * `dst op src` of a destination reduce, on decoded values (docs/flow.md "what the interpreter
+ * models"): integers wrap modulo 2^bits (a 32-bit product through Math.imul, so it stays exact);
+ * floats are computed exactly in double and rounded once by encodeElement (exact for FP32, FP16
+ * and BF16 operands); MAX / MIN return one operand.
+ */
+export function reduce(op: number, dtype: DtypeName, a: number, b: number): number {
   switch (op) {
     case DstReduce.add:
       return a + b;
     case DstReduce.multiply:
-      return a * b;
+      return dtype === 'int32' || dtype === 'uint32' ? Math.imul(a, b) : a * b;
     case DstReduce.max:
       return Math.max(a, b);
     case DstReduce.min:
@@ -87,6 +94,23 @@ function reduce(op: number, a: number, b: number): number {
     default:
       return b;
   }
+}
+
+/** The canonical quiet NaN a float reduce stores (little-endian bytes). */
+const CANONICAL_NAN: Partial<Record<DtypeName, readonly number[]>> = {
+  fp32: [0x00, 0x00, 0xc0, 0x7f],
+  fp16: [0x00, 0x7e],
+  bf16: [0xc0, 0x7f],
+};
+
+/** Stores a reduce result: a NaN as the dtype's canonical quiet NaN, anything else encoded. */
+export function storeReduced(dtype: DtypeName, v: number, bytes: Uint8Array, off: number): void {
+  const nan = Number.isNaN(v) ? CANONICAL_NAN[dtype] : undefined;
+  if (nan !== undefined) {
+    for (let i = 0; i < nan.length; i++) bytes[off + i] = nan[i];
+    return;
+  }
+  encodeElement(dtype, v, bytes, off);
 }
 
 /** Executes one DMA on the image, element by element. */
@@ -142,8 +166,14 @@ export function interpretDma(
       for (let b = 0; b < ses; b++) db[dOff + b] = sb[so + b];
     } else {
       const v = decodeElement(st.dtype, sb, so);
-      const out = op === DstReduce.none ? v : reduce(op, decodeElement(dt.dtype, db, dOff), v);
-      encodeElement(dt.dtype, out, db, dOff);
+      if (op === DstReduce.none) encodeElement(dt.dtype, v, db, dOff);
+      else
+        storeReduced(
+          dt.dtype,
+          reduce(op, dt.dtype, decodeElement(dt.dtype, db, dOff), v),
+          db,
+          dOff,
+        );
     }
     if (mask) for (let b = 0; b < des; b++) mask[dOff + b] = 1;
   }

@@ -6,6 +6,7 @@
  * seeds' InstDMA offsets become named fields), tensors and queues referenced directly, arrays
  * indexed by ids instead of maps, no per-instruction closures.
  */
+import type { MemcopyCarveoutCfg, MemcopyDmaCfg } from '../../csr/formats/dge-local-regs.ts';
 import type { AccessPattern } from './access-pattern.ts';
 import {
   DGEType,
@@ -210,6 +211,24 @@ export interface ModuleOptions {
   considerMinElems: boolean;
   /** --dynamic-dma-scratch-size-per-partition (bytes). */
   dynamicDmaScratchSizePerPartition: number;
+  /** The DGE backend availability table given by the program (entries it sets), or null. */
+  backends: { pool?: boolean; rtl?: boolean; software?: boolean } | null;
+  /** The DGE host tables given by the program, 'device' (read them from the device), or null. */
+  dgeHostTables: DgeHostTables | 'device' | null;
+  /** cc_cce_reduce_prio_pkt_size[0..4] (bytes; 0 uncapped). */
+  cceReducePrioPktSize: readonly number[];
+  /** MEMCOPY_CARVEOUT_CFG (local register 39) and its reserved descriptors. */
+  memcopyCarveoutCfg: MemcopyCarveoutCfg;
+  /** MEMCOPY_DMA_CFG (local register 40). */
+  memcopyDmaCfg: MemcopyDmaCfg;
+}
+
+/** The DGE host-private tables (seed 004 §7.2) as the data path reads them. */
+export interface DgeHostTables {
+  /** +0x18: preferred bytes per packet of ISA classes 1..4 (entry i is class i + 1; 0: none). */
+  priorityClassMap: readonly number[];
+  /** +0x28: per-priority DMA-channel masks. */
+  mailboxes: readonly { priority: number; bitmask: number }[];
 }
 
 export class Module {

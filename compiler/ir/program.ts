@@ -274,6 +274,87 @@ export const OptionsSchema = z
     considerDescNum: z.boolean().default(true),
     considerMinElems: z.boolean().default(true),
     dynamicDmaScratchSizePerPartition: z.number().int().min(0).default(1024),
+    backends: z
+      .object({ pool: z.boolean(), rtl: z.boolean(), software: z.boolean() })
+      .partial()
+      .strict()
+      .optional()
+      .describe(
+        "the DGE backend availability table (the firmware's runtime-populated BSS table); entries left out keep the ArchLevel's default (docs/lowering.md)",
+      ),
+    dgeHostTables: z
+      .union([
+        z.literal('device'),
+        z
+          .object({
+            priorityClassMap: z
+              .array(
+                z
+                  .number()
+                  .int()
+                  .min(0)
+                  .max(2 ** 32 - 1),
+              )
+              .max(4)
+              .optional()
+              .describe(
+                'dram_base + 0x18: preferred bytes per packet of DGE transfers of ISA classes 1..4 (0: no preference)',
+              ),
+            mailboxes: z
+              .array(
+                z
+                  .object({
+                    priority: z.number().int().min(0).max(255),
+                    bitmask: z.number().int().min(0).max(0xffff),
+                  })
+                  .strict(),
+              )
+              .max(4)
+              .optional()
+              .describe(
+                'dram_base + 0x28: a DGE operation whose priority is greater than a mailbox priority may use only the DMA channels of its bitmask',
+              ),
+          })
+          .strict(),
+      ])
+      .optional()
+      .describe(
+        "the DGE host tables the flow applies to the data path; 'device' reads them from DGE core 0 of the device (docs/flow.md)",
+      ),
+    memcopyCarveoutCfg: z
+      .object({
+        offset: z.number().int().min(0).max(0xffff).default(0),
+        size: z.number().int().min(0).max(0xffff).default(0xffff),
+        reserved: z.number().int().min(0).max(0xffff).default(0),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'MEMCOPY_CARVEOUT_CFG (local register 39): the DGE Pool carveout offset and size in descriptors (64-byte aligned), minus reserved descriptors; default offset 0, size 65535, reserved 0',
+      ),
+    memcopyDmaCfg: z
+      .object({
+        dmas: z.number().int().min(0).max(0xffff).default(0xffff),
+        queues: z.number().int().min(0).max(0xffff).default(0xffff),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'MEMCOPY_DMA_CFG (local register 40): lo16 the DMAs (channels) the DGE engine may use, hi16 the queues; default 0xFFFF each',
+      ),
+    cceReducePrioPktSize: z
+      .array(
+        z
+          .number()
+          .int()
+          .min(0)
+          .max(2 ** 32 - 1),
+      )
+      .length(5)
+      .optional()
+      .describe(
+        'cc_cce_reduce_prio_pkt_size[0..4]: byte cap of a collective-reduce (CCE) packet per priority class (0: uncapped); default all 0',
+      ),
   })
   .strict();
 

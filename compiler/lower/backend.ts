@@ -52,6 +52,38 @@ export const BACKEND_AVAILABILITY: Readonly<Record<ArchLevel, BackendAvailabilit
   50: { pool: true, rtl: true, software: true },
 };
 
+/**
+ * A backend availability table from a list of the backends a core offers, as the CLI's
+ * `--dge-backends pool,software` gives it ('none': no DGE backend). Every backend left out is
+ * unavailable. Throws BAD_ARGUMENT for an unknown name.
+ */
+export function parseBackendList(list: string, where = '--dge-backends'): BackendAvailability {
+  const out: BackendAvailability = { pool: false, rtl: false, software: false };
+  const names = list
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  for (const n of names) {
+    if (n === 'none' && names.length === 1) continue;
+    if (n !== 'pool' && n !== 'rtl' && n !== 'software') {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        `${where}: unknown DGE backend ${JSON.stringify(n)} (expected pool, rtl, software, or none alone)`,
+        { where, expected: 'a comma list of pool, rtl, software, or none', actual: list },
+      );
+    }
+    out[n] = true;
+  }
+  if (names.length === 0) {
+    throw new NxdmaError('BAD_ARGUMENT', `${where}: the list is empty (use none for no backend)`, {
+      where,
+      expected: 'a comma list of pool, rtl, software, or none',
+      actual: list,
+    });
+  }
+  return out;
+}
+
 export function availabilityFor(arch: number): BackendAvailability {
   return BACKEND_AVAILABILITY[arch as ArchLevel] ?? BACKEND_AVAILABILITY[30];
 }

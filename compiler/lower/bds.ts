@@ -85,14 +85,14 @@ export class BdWriter implements PieceSink {
     this.left = 0;
   }
 
-  piece(src: number, dst: number, len: number): void {
+  piece(src: number, dst: number, len: number, closes = false): void {
     const k = this.k;
     let flags = 0;
     if (this.left === 0) {
       flags = FIRST;
       this.left = this.maxPerPacket;
     }
-    if (--this.left === 0 || k === this.total - 1) {
+    if (--this.left === 0 || k === this.total - 1 || closes) {
       flags |= LAST;
       this.left = 0;
       this.packets++;

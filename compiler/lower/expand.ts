@@ -64,7 +64,8 @@ export type IndexReader = (addr: number, count: number) => ArrayLike<number>;
 
 /** Receives the pieces of a walk in order. */
 export interface PieceSink {
-  piece(src: number, dst: number, len: number): void;
+  /** One piece; `closes` ends the packet with it (a packet byte cap, PacketCut). */
+  piece(src: number, dst: number, len: number, closes?: boolean): void;
   /**
    * Optional bulk form: `n` pieces, piece i at src + i * srcStride and dst + i * dstStride, each
    * `len` bytes but the last, which is `lastLen` (the same as n calls of `piece`).
@@ -368,9 +369,51 @@ export function expandWalk(
   }
 }
 
-/** Number of pieces (TX / RX descriptor pairs) a walk expands into. */
-export function countPieces(w: Walk): number {
-  return expandWalk(w, null);
+/**
+ * Cuts a walk's byte stream into packets of `bytes` bytes (the last one shorter): a piece that
+ * crosses a packet boundary is split there, and the piece that reaches the boundary closes its
+ * packet. Used for the per-class packet sizes of the DGE host table (+0x18) and the CCE prio cap
+ * (docs/lowering.md "packet sizes"). Starts a fresh stream per walk.
+ */
+export class PacketCut implements PieceSink {
+  private off = 0;
+  constructor(
+    private readonly inner: PieceSink,
+    readonly bytes: number,
+  ) {}
+
+  piece(src: number, dst: number, len: number): void {
+    let s = src;
+    let d = dst;
+    let left = len;
+    do {
+      const room = this.bytes - (this.off % this.bytes);
+      const k = left < room ? left : room;
+      this.off += k;
+      this.inner.piece(s, d, k, this.off % this.bytes === 0);
+      s += k;
+      d += k;
+      left -= k;
+    } while (left > 0);
+  }
+}
+
+const ZERO_INDICES: IndexReader = (_addr, count) => new Uint32Array(count);
+
+/**
+ * Number of pieces (TX / RX descriptor pairs) a walk expands into; with `packetBytes` (> 0) the
+ * pieces a PacketCut of that size makes (index values do not change the lengths).
+ */
+export function countPieces(w: Walk, packetBytes = 0): number {
+  if (packetBytes <= 0) return expandWalk(w, null);
+  let n = 0;
+  const counter: PieceSink = {
+    piece: () => {
+      n++;
+    },
+  };
+  expandWalk(w, new PacketCut(counter, packetBytes), ZERO_INDICES);
+  return n;
 }
 
 /**

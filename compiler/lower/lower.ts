@@ -26,9 +26,10 @@ import {
   type BoundCheck,
   type DgeDescriptor,
 } from '../../csr/formats/dge-desc.ts';
+import { carveoutCapacity } from '../../csr/formats/dge-local-regs.ts';
 import { toPriorityClass } from '../../csr/formats/qos-class.ts';
 import type { AccessPattern } from '../ir/access-pattern.ts';
-import { DTYPE_CODE, DstReduce, TransposeKind } from '../ir/enums.ts';
+import { DTYPE_CODE, DstReduce, MemoryType, TransposeKind } from '../ir/enums.ts';
 import type { Block, DmaQueue, Instr, Module, Region, Tensor } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
 import {
@@ -47,6 +48,8 @@ import {
   nestDescriptors,
   nestMicroOps,
   type EmitContext,
+  transferDir,
+  type IndexedRow,
   type IndirectFields,
 } from './emit.ts';
 import { countPieces, walkOf, walkRanges, type Walk } from './expand.ts';
@@ -87,6 +90,28 @@ export interface LowerOptions {
   maxNests?: number;
   /** Keep the micro-op streams and 64-byte descriptors (default true). */
   keepRecords?: boolean;
+  /**
+   * The packet byte size of a DMA (0: packets are bounded by maxDescPerPacket only): the flow
+   * gives the DGE host table's per-class bytes per packet (+0x18) and the CCE prio cap here
+   * (driver/flow/host-tables.ts). May throw LOWER_ERROR.
+   */
+  packetBytes?: (d: PacketInfo) => number;
+  /**
+   * The 16-bit DMA-channel mask a DGE operation of this wire priority class may use (the DGE
+   * mailbox rule, +0x28); default 0xFFFF. ANDed with the queue's channels.
+   */
+  dmaMask?: (priorityClass: number) => number;
+}
+
+/** What packetBytes is asked about one DMA. */
+export interface PacketInfo {
+  instr: Instr;
+  label: string;
+  backend: Backend;
+  priorityClass: number;
+  elemSize: number;
+  elements: number;
+  arch: number;
 }
 
 /** One DMA channel's program: its micro-ops, the two dge_shapes and the descriptors it builds. */
@@ -125,6 +150,17 @@ export interface LoweredDma {
   dstHi: number;
   /** Index tensor read by the DMA (indirect), or null. */
   indexTensor: Tensor | null;
+  /** DIRECT2D compute_op of a destination reduce (ComputeOp.NONE for a copy). */
+  computeOp: number;
+  /** Packet byte size of its BDs (0: bounded by descriptors per packet only). */
+  packetBytes: number;
+  /** DMA channels its streams may use (lo16 of MEMCOPY_DMA_CFG); 0 for backend none. */
+  channelMask: number;
+  /**
+   * A destination reduce's DIRECT2D descriptors, in order (kept whatever keepRecords says): BDs
+   * only copy bytes, so the Pool core executes these itself (DgeCoreIO.executeDescriptor).
+   */
+  reduceDescriptors: DgeDescriptor[];
 }
 
 export interface LoweredQueue {
@@ -201,19 +237,26 @@ interface Ctx {
   keep: boolean;
   /** Next channel per queue. */
   nextChannel: Map<DmaQueue, number>;
+  packetBytes: ((d: PacketInfo) => number) | null;
+  dmaMask: ((priorityClass: number) => number) | null;
 }
 
 /** Lowers every DMA of a compiled module. Throws LOWER_ERROR (nothing is written anywhere). */
 export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
   const ctx: Ctx = {
     m,
-    avail: { ...availabilityFor(m.arch), ...opts.availability },
+    // the backend availability table: the ArchLevel's default, then the program's, then the caller's
+    avail: { ...availabilityFor(m.arch), ...m.options.backends, ...opts.availability },
     maxPerPacket: opts.maxDescPerPacket ?? DEFAULT_MAX_DESC_PER_PACKET,
-    carveout: opts.carveoutDescriptors ?? DEFAULT_CARVEOUT_DESCRIPTORS,
+    // MEMCOPY_CARVEOUT_CFG: "The size of the carveout region (minus the reserved ones) limits the
+    // maximum number of descriptors in a single memcopy"
+    carveout: opts.carveoutDescriptors ?? carveoutCapacity(m.options.memcopyCarveoutCfg),
     ringSize: opts.ringSize ?? DEFAULT_RING_SIZE,
     maxNests: opts.maxNests ?? DEFAULT_MAX_NESTS,
     keep: opts.keepRecords !== false,
     nextChannel: new Map(),
+    packetBytes: opts.packetBytes ?? null,
+    dmaMask: opts.dmaMask ?? null,
   };
   for (const [k, v] of [
     ['maxDescPerPacket', ctx.maxPerPacket],
@@ -356,6 +399,14 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       backend,
     );
   }
+  if (I.dstReduce !== DstReduce.none && (sIdx !== null || dIdx !== null)) {
+    throw lowerError(
+      lab,
+      'a destination reduce is a DIRECT2D compute_op: an indexed (INDIRECT1D) DMA only copies',
+      'no dstReduce on an indexed DMA',
+      'indexed',
+    );
+  }
   if (I.dstReduce !== DstReduce.none && I.transpose !== TransposeKind.none) {
     throw lowerError(
       lab,
@@ -365,13 +416,34 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     );
   }
   const dge = backend !== 'none';
-  let ch = ctx.nextChannel.get(queue) ?? 0;
+  const priorityClass = toPriorityClass(I.qos);
   const channels = Math.max(1, Math.min(queue.dmaEngines, DGE_DMA_CHANNELS));
+  // the queue's channels, ANDed with what the DGE mailboxes leave this priority (seed 004 §7.2:
+  // "if the DGE operation's priority > the mailbox priority, AND-mask the 16-bit DMA bitmask")
+  let channelMask = channels >= 16 ? 0xffff : (1 << channels) - 1;
+  // MEMCOPY_DMA_CFG lo16: "which DMAs in the TPB may be used by this engine"
+  if (dge) channelMask &= m.options.memcopyDmaCfg.dmas;
+  if (dge && ctx.dmaMask !== null) channelMask &= ctx.dmaMask(priorityClass);
+  if (dge && channelMask === 0) {
+    throw lowerError(
+      lab,
+      `MEMCOPY_DMA_CFG and the DGE mailboxes leave priority class ${priorityClass} no DMA channel of the queue's ${channels}`,
+      'at least one DMA channel enabled (MEMCOPY_DMA_CFG lo16 AND mailbox bitmask AND the queue channels)',
+      0,
+    );
+  }
+  let ch = ctx.nextChannel.get(queue) ?? lowestBit(channelMask);
+  if ((channelMask & (1 << ch)) === 0) ch = nextBit(channelMask, ch);
   const ec: EmitContext = {
     channel: 0,
-    channelMask: channels >= 16 ? 0xffff : (1 << channels) - 1,
+    channelMask,
+    queueMask: m.options.memcopyDmaCfg.queues,
     regwrite: hasRegwrite(m.arch),
-    priorityClass: toPriorityClass(I.qos),
+    dir: transferDir(
+      src.tensor.region.memType === MemoryType.DRAM,
+      dst.tensor.region.memType === MemoryType.DRAM,
+    ),
+    priorityClass,
     dtype: DTYPE_CODE[src.tensor.dtype],
     computeOp: COMPUTE_OP[I.dstReduce],
     srcBound: regionBound(m, src.tensor.region),
@@ -379,6 +451,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   };
   const streams: LoweredStream[] = [];
   const walks: Walk[] = [];
+  const reduceDescriptors: DgeDescriptor[] = [];
   let dgeDescriptors = 0;
   const addStream = (ops: MicroOp[], n: Nest | null, descs: DgeDescriptor[]): void => {
     for (const d of descs) {
@@ -407,7 +480,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   };
   const nextChannel = (): void => {
     ec.channel = ch;
-    ch = (ch + 1) % channels;
+    ch = nextBit(channelMask, ch);
   };
 
   if (sIdx === null && dIdx === null) {
@@ -450,6 +523,8 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       }
       nextChannel();
       const descs = nestDescriptors(ec, n, transpose);
+      if (ec.computeOp !== COMPUTE_OP[DstReduce.none])
+        for (const x of descs) reduceDescriptors.push(x);
       if (xbar) for (const d of descs) xbarCheck(lab, d);
       addStream(ctx.keep ? nestMicroOps(ec, n, BACKEND_DIMS[backend]) : [], n, descs);
     }
@@ -483,20 +558,29 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     const xAddr = X.tensor.address;
     const yAddr = Y.tensor.address + sp.inner.baseElem * elemSize;
     // the channel program of one indexed row stream (kept only when the records are)
-    const indirectOps = (f: IndirectFields): MicroOp[] =>
-      ctx.keep
-        ? indirectMicroOps(
-            ec,
-            BACKEND_DIMS[backend],
-            f.elemSize,
-            f.src,
-            f.dst,
-            f.rowElems,
-            f.numIdx,
-            f.srcStep,
-            f.dstStep,
-          )
-        : [];
+    // the channel program of one indexed row stream (kept only when the records are): one
+    // GENERATE per indexed row, its addresses from the index tensor's values (read-only: init)
+    const idxValues = idxT.init ?? [];
+    const indirectOps = (f: IndirectFields, xpose: boolean): MicroOp[] => {
+      if (!ctx.keep) return [];
+      const rows: IndexedRow[] = [];
+      const g = f.side === IndirectSide.GATHER;
+      for (let i = 0; i < f.numIdx; i++) {
+        const r = idxValues[i] ?? 0;
+        rows.push({
+          src: f.src + (g ? r : i) * f.srcStep * f.elemSize,
+          dst: xpose ? f.dst + i * f.elemSize : f.dst + (g ? i : r) * f.dstStep * f.elemSize,
+        });
+      }
+      return indirectMicroOps(
+        ec,
+        BACKEND_DIMS[backend],
+        f.elemSize,
+        rows,
+        f.rowElems,
+        xpose ? f.dstStep : 1,
+      );
+    };
     if (gatherXpose && dge) {
       const rowElems = fx.nums.length === 0 ? 1 : fx.nums[0];
       const rowOk = fx.nums.length === 0 || (fx.nums.length === 1 && fx.steps[0] === 1);
@@ -533,7 +617,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       nextChannel();
       const d = gatherXposeDescriptor(ec, f);
       gatherCheck(lab, d, idxT);
-      addStream(indirectOps(f), null, [d]);
+      addStream(indirectOps(f, true), null, [d]);
     } else {
       // rows: pair the indexed side's free dims with the direct side's inner block
       const rowNest = gather
@@ -577,7 +661,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
           }
           if (dge) {
             nextChannel();
-            addStream(indirectOps(f), null, [indirectDescriptor(ec, f)]);
+            addStream(indirectOps(f, false), null, [indirectDescriptor(ec, f)]);
           } else {
             walks.push({
               type: 'indirect',
@@ -607,7 +691,19 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   }
   if (dge) ctx.nextChannel.set(queue, ch);
 
-  // --- BD counts, bound layers 1 and 3
+  // --- packet sizes (host table +0x18, CCE prio cap), BD counts, bound layers 1 and 3
+  const packetBytes =
+    ctx.packetBytes === null
+      ? 0
+      : ctx.packetBytes({
+          instr: I,
+          label: lab,
+          backend,
+          priorityClass,
+          elemSize,
+          elements: src.numElements,
+          arch: m.arch,
+        });
   const pieces: number[] = new Array(walks.length);
   let total = 0;
   let srcLo = Infinity;
@@ -620,7 +716,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   const dReg = dst.tensor.region;
   for (let k = 0; k < walks.length; k++) {
     const w = walks[k];
-    const n = countPieces(w);
+    const n = countPieces(w, packetBytes);
     if (n > ctx.ringSize) {
       throw lowerError(
         lab,
@@ -684,7 +780,25 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     dstLo,
     dstHi,
     indexTensor: idxT,
+    computeOp: ec.computeOp,
+    packetBytes,
+    channelMask: dge ? channelMask : 0,
+    reduceDescriptors,
   };
+}
+
+/** The lowest set bit of a non-zero 16-bit mask. */
+function lowestBit(mask: number): number {
+  return 31 - Math.clz32(mask & -mask);
+}
+
+/** The next set bit of `mask` after bit `b`, wrapping (the channels a queue rotates over). */
+function nextBit(mask: number, b: number): number {
+  for (let k = 1; k <= 16; k++) {
+    const c = (b + k) & 15;
+    if ((mask & (1 << c)) !== 0) return c;
+  }
+  return b;
 }
 
 /** The smallest and largest of the first `n` index values (index tensors are read-only: init). */

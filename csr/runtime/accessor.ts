@@ -68,8 +68,8 @@ export class RegisterHandle implements AnyRegister {
   readonly inferred: boolean;
   readonly access: RegisterMap['access'];
   readonly read: () => Readonly<Record<string, number>>;
-  readonly write: (update: Readonly<Record<string, number | undefined>>) => void;
-  readonly modify: (update: Readonly<Record<string, number | undefined>>) => void;
+  readonly write: (update: Readonly<Record<string, number | string | undefined>>) => void;
+  readonly modify: (update: Readonly<Record<string, number | string | undefined>>) => void;
   private readonly io: RegisterIO;
   private readonly spec: RegisterSpec;
   private readonly guard: boolean;
@@ -124,7 +124,9 @@ export class RegisterHandle implements AnyRegister {
     return this.spec.decode(this.readRaw());
   };
 
-  private readonly genericWrite = (update: Readonly<Record<string, number | undefined>>): void => {
+  private readonly genericWrite = (
+    update: Readonly<Record<string, number | string | undefined>>,
+  ): void => {
     const spec = this.spec;
     if (!spec.writable) this.refuse('write');
     const v = spec.encode(update, this.path);
@@ -133,7 +135,9 @@ export class RegisterHandle implements AnyRegister {
     this.io.write32(this.offset, ((spec.writeBase & ~m) | v) >>> 0);
   };
 
-  private readonly genericModify = (update: Readonly<Record<string, number | undefined>>): void => {
+  private readonly genericModify = (
+    update: Readonly<Record<string, number | string | undefined>>,
+  ): void => {
     const spec = this.spec;
     if (!spec.modifiable) this.refuse('modify');
     const v = spec.encode(update, this.path);
@@ -144,10 +148,10 @@ export class RegisterHandle implements AnyRegister {
     io.write32(off, ((io.read32(off) & keep) | v) >>> 0);
   };
 
-  /** CompiledErrors: a value outside the field's range. */
-  rangeError(field: string, value: unknown): never {
+  /** CompiledErrors: a value that is not a plain in-range number (a value name, or an error). */
+  input(field: string, value: unknown): number {
     const f = this.spec.byName[field] as FieldSpec;
-    throw new FieldRangeError(`${this.path}.${field}`, f.max, f.width, value);
+    return f.input(value, `${this.path}.${field}`);
   }
 
   /** CompiledErrors: a read-only field named in an update. */

@@ -18,7 +18,8 @@ import { defaultQueueQos } from '../../csr/formats/qos-class.ts';
 import type { Module } from '../../compiler/ir/module.ts';
 import { compile, compileProgram, type CompileResult } from '../../compiler/passes/pipeline.ts';
 import type { PassReport } from '../../compiler/passes/pass.ts';
-import { expandWalk, type IndexReader } from '../../compiler/lower/expand.ts';
+import { PacketCut, expandWalk, type IndexReader } from '../../compiler/lower/expand.ts';
+import type { DgeHostTables } from '../../compiler/ir/module.ts';
 import {
   DEFAULT_MAX_DESC_PER_PACKET,
   lower,
@@ -26,11 +27,13 @@ import {
   type LoweredProgram,
 } from '../../compiler/lower/lower.ts';
 import { formatMicroOp } from '../../csr/formats/dge-ops.ts';
-import type { Device } from '../../csr/io.ts';
+import { encodeDgeDescriptorBytes } from '../../csr/formats/dge-desc.ts';
+import type { DgeCoreIO, Device } from '../../csr/io.ts';
 import { serviceTraceOf } from '../../mocks/service-trace.ts';
 import { applyQos, type QosPlanInput } from '../qos/index.ts';
 import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../udma/ring.ts';
 import { EpochHazards } from './hazards.ts';
+import { dataPathRules, hostTablesOf } from './host-tables.ts';
 import { mapQueues, type QueuePlacement } from './mapping.ts';
 import { FlowRings, ringBytes } from './rings.ts';
 import type { FlowReport, FlowTrace, MismatchSample, QueueReport } from './report.ts';
@@ -91,8 +94,16 @@ export function prepareFlow(input: unknown, opts: FlowOptions = {}): PreparedFlo
   return prepareCompiled(r, opts);
 }
 
-/** prepareFlow for a module compiled already (compile(parseProgram(...))). */
-export function prepareCompiled(r: CompileResult, opts: FlowOptions = {}): PreparedFlow {
+/**
+ * prepareFlow for a module compiled already (compile(parseProgram(...))). `tables` are the DGE
+ * host tables the data path follows (default: the program's; a program that takes them from the
+ * device is lowered again by runPrepared once the device is known).
+ */
+export function prepareCompiled(
+  r: CompileResult,
+  opts: FlowOptions = {},
+  tables: DgeHostTables | null = hostTablesOf(r.module, null),
+): PreparedFlow {
   const maxRing = opts.ringSize ?? DEFAULT_FLOW_RING;
   if (!Number.isInteger(maxRing) || maxRing < MIN_RING_SIZE || maxRing > MAX_RING_SIZE) {
     throw new NxdmaError(
@@ -106,10 +117,27 @@ export function prepareCompiled(r: CompileResult, opts: FlowOptions = {}): Prepa
     );
   }
   const lowered = lower(r.module, {
+    ...dataPathRules(r.module, tables),
     ...opts.lower,
     maxDescPerPacket: opts.lower?.maxDescPerPacket ?? DEFAULT_MAX_DESC_PER_PACKET,
   });
   const placements = mapQueues(r.module);
+  // MEMCOPY_DMA_CFG hi16: "which queues ... may be used" by the DGE engine
+  const queues = r.module.options.memcopyDmaCfg.queues;
+  for (const d of lowered.dmas) {
+    const pl = placements[d.queue.index];
+    if (d.backend !== 'none' && ((queues >>> pl.qid) & 1) === 0) {
+      throw new NxdmaError(
+        'LOWER_ERROR',
+        `${d.label}: its queue "${d.queue.name}" is queue ${pl.qid} of udma${pl.engine}, which MEMCOPY_DMA_CFG's queue mask 0x${queues.toString(16).padStart(4, '0')} (hi16) does not let the DGE engine use`,
+        {
+          where: d.label,
+          expected: `queue ${pl.qid} set in MEMCOPY_DMA_CFG hi16`,
+          actual: `0x${queues.toString(16)}`,
+        },
+      );
+    }
+  }
   const active: QueuePlacement[] = [];
   const ringSizes: number[] = [];
   const executedByQueue = new Float64Array(lowered.queues.length);
@@ -139,6 +167,29 @@ export function defaultRingBase(m: Module): number {
   let end = 0;
   for (const r of m.regions) end = Math.max(end, r.base + r.size);
   return roundUp(end, 1 << 20);
+}
+
+/**
+ * The DGE core that executes a destination reduce's DIRECT2D descriptors (the Pool backend's
+ * compute_op): the device's first core offering executeDescriptor. Throws DEVICE_UNAVAILABLE, before
+ * anything is written, when the program has a reduce and the device has no such core.
+ */
+function poolCoreFor(device: Device, p: PreparedFlow): DgeCoreIO | null {
+  const reduce = p.lowered.dmas.find((d) => d.reduceDescriptors.length > 0);
+  if (reduce === undefined) return null;
+  for (const c of device.dgeCores()) {
+    const core = device.dgeCore(c);
+    if (typeof core.executeDescriptor === 'function') return core;
+  }
+  throw new NxdmaError(
+    'DEVICE_UNAVAILABLE',
+    `${reduce.label}: a destination reduce is a DIRECT2D compute_op the Pool DGE core executes; device ${device.name} offers no DGE core that executes descriptors (a ring descriptor only copies bytes)`,
+    {
+      where: reduce.label,
+      expected: 'a DGE core with executeDescriptor (the mock)',
+      actual: device.dgeCores(),
+    },
+  );
 }
 
 /** Checks, before any write, that the device can run the prepared flow. */
@@ -268,16 +319,26 @@ function deviceIndexReader(device: Device): IndexReader {
 
 /** Runs a prepared flow on a device (see the module comment). */
 export async function runPrepared(
-  p: PreparedFlow,
+  prepared: PreparedFlow,
   device: Device,
   opts: FlowOptions = {},
 ): Promise<FlowReport> {
   checkSafetyFlags(opts, ['allowInferred'], 'runPrepared options');
   const t0 = performance.now();
+  // host tables from the device (read only): lower again with them, before anything is written
+  const p =
+    prepared.module.options.dgeHostTables === 'device'
+      ? prepareCompiled(
+          { module: prepared.module, passes: prepared.passes },
+          opts,
+          hostTablesOf(prepared.module, device),
+        )
+      : prepared;
   const m = p.module;
   const ringBase = opts.ringBase ?? defaultRingBase(m);
   const timeoutMs = opts.timeoutMs ?? 5000;
   checkDevice(device, p, ringBase);
+  const pool = poolCoreFor(device, p);
   // --- reference run (pure)
   const seed = opts.seed ?? 1;
   const start = initialImage(m, seed);
@@ -308,10 +369,26 @@ export async function runPrepared(
   let epochs = 1;
   let epochDmas = 0;
   let lastProgress = 0;
+  let poolExecuted = 0;
   for (const b of p.lowered.blocks) {
     for (let it = 0; it < b.iterations; it++) {
       for (const d of b.dmas) {
         const qi = d.queue.index;
+        if (d.reduceDescriptors.length > 0) {
+          // B op= A: the Pool core executes the DIRECT2D descriptors itself, after everything
+          // before it has landed; it is an epoch of its own
+          if (epochDmas > 0) {
+            await rings.drain(timeoutMs);
+            hazards.clear();
+            epochs++;
+            epochDmas = 0;
+          }
+          for (const x of d.reduceDescriptors)
+            pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
+          poolExecuted += d.reduceDescriptors.length;
+          done++;
+          continue;
+        }
         if (epochDmas > 0 && hazards.conflicts(qi, d.srcLo, d.srcHi, d.dstLo, d.dstHi)) {
           await rings.drain(timeoutMs);
           hazards.clear();
@@ -340,7 +417,7 @@ export async function runPrepared(
             }
           }
           w.begin(n);
-          expandWalk(d.walks[k], w, idx);
+          expandWalk(d.walks[k], d.packetBytes > 0 ? new PacketCut(w, d.packetBytes) : w, idx);
           w.end();
           fq.wrote(n);
         }
@@ -401,6 +478,7 @@ export async function runPrepared(
       dgeDescriptors: p.lowered.totals.dgeDescriptors,
       descriptors: p.lowered.totals.descriptors,
       byBackend: p.lowered.totals.byBackend,
+      poolExecuted,
     },
     epochs,
     drains: rings.drains,

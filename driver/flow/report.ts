@@ -80,6 +80,8 @@ export interface FlowReport {
     dgeDescriptors: number;
     descriptors: number;
     byBackend: Record<Backend, number>;
+    /** DIRECT2D descriptors of destination reduces the Pool DGE core executed itself. */
+    poolExecuted: number;
   };
   /** Epochs the program ran in (cross-queue ordering points). */
   epochs: number;

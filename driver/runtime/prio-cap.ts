@@ -18,6 +18,34 @@ export const CCE_CAP_TABLE_ENTRIES = MAX_PRIORITY_CLASS + 1;
 /** CCE packets are whole multiples of 32 bytes (& ~0x1F). */
 export const CCE_PACKET_ALIGN = 32;
 
+/**
+ * aws_hal_get_sdma_max_cce_elements (seed 004 §9: "arch 2 -> 1024; arch 3/4 -> 2048"): the most
+ * elements one CCE packet carries, by NeuronCore generation. nxdma maps the seed's arch 2, 3, 4 to
+ * ArchLevel 20 (Trn1), 30 (Trn2) and 40; ArchLevel 50 is not in the seed and carries 40's value
+ * forward (inferred); ArchLevel 10 (Inf1, no DGE) is not in the seed either and gets arch 2's.
+ */
+export const MAX_CCE_ELEMENTS: Readonly<Record<number, number>> = Object.freeze({
+  10: 1024,
+  20: 1024,
+  30: 2048,
+  40: 2048,
+  50: 2048,
+});
+
+/** The per-arch CCE element cap of an ArchLevel (BAD_ARGUMENT for an unknown one). */
+export function maxCceElements(arch: number): number {
+  const v = MAX_CCE_ELEMENTS[arch];
+  if (v === undefined) {
+    throw bad(
+      'arch',
+      'ArchLevel 10, 20, 30, 40 or 50',
+      arch,
+      `no CCE element cap for ArchLevel ${String(arch)}`,
+    );
+  }
+  return v;
+}
+
 function bad(where: string, expected: string, actual: unknown, msg: string): NxdmaError {
   return new NxdmaError('BAD_ARGUMENT', `cceReducePacketSize: ${msg}`, { where, expected, actual });
 }

@@ -16,24 +16,38 @@ import { NxdmaError, hex } from '../../common/errors.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
 import type { Device, MemoryIO, UdmaUnitIO } from '../../csr/io.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
+import { BD_MAX_LEN } from '../../csr/formats/bd.ts';
+import { dmaAllocator, type DmaAllocator } from './alloc.ts';
 import { EngineIO, type RegisterWrite } from './engine-io.ts';
 import { queueRegs } from './queue-regs.ts';
 import {
   UdmaQueue,
   type CopyOptions,
   type CopyRequest,
+  type OpFault,
+  type QueueOwner,
   type QueueRings,
   type QueueStats,
 } from './queue.ts';
 import {
   checkUnitWindows,
+  field,
   inferredWrite,
   reg,
   queueCount,
   type Reg,
   type UdmaFileName,
 } from './regs.ts';
-import { RingGuard, ringsOverlap, validateRing, type RingSpec } from './ring.ts';
+import {
+  MAX_RING_SIZE,
+  MIN_RING_SIZE,
+  RING_ALIGN,
+  RING_SIZE_MULTIPLE,
+  RingGuard,
+  ringsOverlap,
+  validateRing,
+  type RingSpec,
+} from './ring.ts';
 import { deviceShadow, type RegisterShadow } from './shadow.ts';
 
 /**
@@ -105,6 +119,75 @@ export interface EngineHealth {
   s2m: Record<string, number>;
   /** Some state field of either half shows abort. */
   aborted: boolean;
+}
+
+/** What the engine and its driver can do (dmadev rte_dma_info_get). */
+export interface EngineInfo {
+  engine: number;
+  device: { name: string; profile: string; isHardware: boolean };
+  /** Queues per half (virtual channels in dmadev terms). */
+  queues: number;
+  initializedQueues: number[];
+  /** Ring sizes in descriptors. */
+  minRingSize: number;
+  maxRingSize: number;
+  ringSizeMultiple: number;
+  ringAlign: number;
+  /** TX descriptors one packet (one scatter-gather copy) may hold: max_desc_per_pkt. */
+  maxDescPerPkt: number;
+  /** Source segments of one scatter-gather copy (each at most maxBytesPerDescriptor). */
+  maxSgSegments: number;
+  maxBytesPerDescriptor: number;
+  /** The largest single copy: one ring of 64 KiB descriptors (the smallest initialized ring). */
+  maxCopyBytes: number | null;
+  capabilities: string[];
+  broughtUp: boolean;
+  checkBuffers: boolean;
+}
+
+/** One queue in a dump: the registers as read, and the driver's view when it drives the queue. */
+export interface QueueDump {
+  queue: number;
+  m2s: HalfDump;
+  s2m: HalfDump;
+  driver: {
+    rings: QueueRings;
+    tx: { tail: number; ringId: number; produced: number; consumed: number };
+    rx: { tail: number; ringId: number; produced: number; consumed: number };
+    stats: QueueStats;
+  } | null;
+}
+
+export interface HalfDump {
+  cfg: number;
+  enabled: boolean;
+  status: number;
+  ringBase: number;
+  ringSize: number;
+  head: { offset: number; ringId: number };
+  tail: { offset: number; ringId: number };
+}
+
+/** `dump()`: the engine's state, every queue's ring registers, and the driver's bookkeeping. */
+export interface EngineDump {
+  engine: number;
+  device: { name: string; profile: string; isHardware: boolean };
+  health: EngineHealth;
+  maxDescPerPkt: number;
+  queues: QueueDump[];
+}
+
+/** What `start()` did. */
+export interface StartReport {
+  engine: number;
+  /** The engine was aborted and has been recovered. */
+  recovered: boolean;
+  /** Queues reset during the recovery. */
+  queuesReset: number[];
+  /** Operations the recovery discarded (in flight behind the fault). */
+  discarded: number;
+  /** Operations the fault aborted. */
+  aborted: number;
 }
 
 export interface WaitOptions {
@@ -180,6 +263,50 @@ function regs(): EngineRegs {
   return engineRegs;
 }
 
+/** `dump()` as text. */
+export function formatDump(d: EngineDump): string {
+  const h = d.health;
+  const state = (x: Record<string, number>): string =>
+    Object.entries(x)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+  const lines = [
+    `udma${d.engine} on ${d.device.name} (${d.device.profile}${d.device.isHardware ? ', hardware' : ''})`,
+    `  state: ${h.aborted ? 'ABORTED' : 'ok'}; M2S ${state(h.m2s)}; S2M ${state(h.s2m)}`,
+    `  max_desc_per_pkt ${d.maxDescPerPkt}`,
+  ];
+  for (const q of d.queues) {
+    const idle =
+      q.driver === null &&
+      q.m2s.ringSize === 0 &&
+      q.s2m.ringSize === 0 &&
+      q.m2s.status === 0 &&
+      q.s2m.status === 0;
+    if (idle) continue;
+    lines.push(`  queue ${q.queue}:`);
+    for (const [name, x] of [
+      ['M2S', q.m2s],
+      ['S2M', q.s2m],
+    ] as const) {
+      lines.push(
+        `    ${name} ${x.enabled ? 'enabled ' : 'disabled'} ring ${hex(x.ringBase)} x ${x.ringSize}  ` +
+          `head ${x.head.offset}/${x.head.ringId}  tail ${x.tail.offset}/${x.tail.ringId}  ` +
+          `cfg ${hex(x.cfg, 8)}  status ${hex(x.status, 8)}`,
+      );
+    }
+    if (q.driver) {
+      const s = q.driver.stats;
+      lines.push(
+        `    driver: tx tail ${q.driver.tx.tail}/${q.driver.tx.ringId}, rx tail ${q.driver.rx.tail}/${q.driver.rx.ringId}; ` +
+          `submitted ${s.submitted}, enqueued ${s.enqueued}, completed ${s.completed}, in flight ${s.inFlight}, ` +
+          `aborted ${s.aborted}, discarded ${s.discarded}, refused ${s.refused}, errors ${s.errors}${s.paused ? ', paused' : ''}`,
+      );
+    }
+  }
+  if (lines.length === 3) lines.push('  no queue programmed');
+  return lines.join('\n');
+}
+
 /** Reads `rings` once (each property once) into plain numbers; RING_INVALID when it has no shape. */
 function snapshotRings(rings: unknown, where: string): QueueRings {
   const bad = (what: string, actual: unknown): NxdmaError =>
@@ -205,7 +332,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => (ms <= 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
 }
 
-export class UdmaEngine {
+export class UdmaEngine implements QueueOwner {
   readonly device: Device;
   readonly engine: number;
   readonly unit: UdmaUnitIO;
@@ -221,6 +348,10 @@ export class UdmaEngine {
   /** Every ring of this engine's queues: copies may not touch them. */
   private readonly guard = new RingGuard();
   private broughtUp = false;
+  /** M2S_rd.desc_pref_cfg_2.max_desc_per_pkt as bring-up wrote it (the default otherwise). */
+  maxDescPerPkt = MAX_DESC_PER_PKT_DEFAULT;
+  /** Fault records of the device already accounted for (start() marks them). */
+  private readonly seenFaults = new WeakSet<object>();
 
   constructor(device: Device, engine: number, opts: UdmaEngineOptions = {}) {
     checkSafetyFlags(opts, ['allowInferred', 'checkBuffers'], 'UdmaEngine options');
@@ -346,6 +477,7 @@ export class UdmaEngine {
       this.eio.log = null;
     }
     this.broughtUp = true;
+    this.maxDescPerPkt = maxDesc;
     return report;
   }
 
@@ -426,6 +558,7 @@ export class UdmaEngine {
         this.memory,
         this.checkBuffers,
         this.guard,
+        this,
       );
       queue.program();
       this.queues[q] = queue;
@@ -609,8 +742,250 @@ export class UdmaEngine {
     }
   }
 
-  /** Per-queue counters of every initialized queue. */
-  stats(): QueueStats[] {
-    return this.queues.filter((x): x is UdmaQueue => x !== undefined).map((h) => h.stats());
+  /**
+   * Per-queue counters of every initialized queue; `{ reset: true }` zeroes them after reading
+   * (dmadev rte_dma_stats_get / rte_dma_stats_reset).
+   */
+  stats(opts?: { reset?: boolean }): QueueStats[] {
+    if (opts !== undefined && (opts === null || typeof opts !== 'object'))
+      throw new NxdmaError('BAD_ARGUMENT', `udma${this.engine} stats: options must be an object`, {
+        where: `udma${this.engine} stats`,
+        expected: '{ reset?: boolean }',
+        actual: opts,
+      });
+    const reset = opts?.reset;
+    if (reset !== undefined && typeof reset !== 'boolean')
+      throw new NxdmaError('BAD_ARGUMENT', `udma${this.engine} stats: reset must be a boolean`, {
+        where: `udma${this.engine} stats.reset`,
+        expected: 'true | false',
+        actual: reset,
+      });
+    return this.queues
+      .filter((x): x is UdmaQueue => x !== undefined)
+      .map((h) => h.stats({ reset: reset === true }));
   }
+
+  // -------------------------------------------------------------------------------------------
+  // dmadev-style control: info, dump, stop / start, the allocator.
+
+  /** Capabilities and limits (dmadev rte_dma_info_get). Reads nothing. */
+  info(): EngineInfo {
+    const init = this.initializedQueues();
+    let minRing: number | null = null;
+    for (const q of init) {
+      const r = this.queues[q]!.rings;
+      const m = Math.min(r.tx.size, r.rx.size);
+      if (minRing === null || m < minRing) minRing = m;
+    }
+    return {
+      engine: this.engine,
+      device: {
+        name: this.device.name,
+        profile: this.device.profile,
+        isHardware: this.device.isHardware,
+      },
+      queues: this.queueCount,
+      initializedQueues: init,
+      minRingSize: MIN_RING_SIZE,
+      maxRingSize: MAX_RING_SIZE,
+      ringSizeMultiple: RING_SIZE_MULTIPLE,
+      ringAlign: RING_ALIGN,
+      maxDescPerPkt: this.maxDescPerPkt,
+      maxSgSegments: this.maxDescPerPkt,
+      maxBytesPerDescriptor: BD_MAX_LEN,
+      maxCopyBytes: minRing === null ? null : minRing * BD_MAX_LEN,
+      capabilities: ['mem-to-mem', 'copy', 'copy-sg', 'fence', 'ops-status', 'completion-events'],
+      broughtUp: this.broughtUp,
+      checkBuffers: this.checkBuffers,
+    };
+  }
+
+  /**
+   * The engine's state and every queue's ring registers as read from the device (reads only),
+   * with the driver's producer state and counters for the queues it drives (dmadev rte_dma_dump).
+   * `{ format: 'text' }` renders it for people.
+   */
+  dump(opts?: { queues?: number[]; format?: 'json' }): EngineDump;
+  dump(opts: { queues?: number[]; format: 'text' }): string;
+  dump(opts: { queues?: number[]; format?: 'json' | 'text' } = {}): EngineDump | string {
+    const where = `udma${this.engine} dump`;
+    if (opts === null || typeof opts !== 'object')
+      throw new NxdmaError('BAD_ARGUMENT', `${where}: options must be an object`, {
+        where,
+        expected: "{ queues?, format?: 'json' | 'text' }",
+        actual: opts,
+      });
+    const format = opts.format ?? 'json';
+    if (format !== 'json' && format !== 'text')
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        `${where}: format ${String(format)} is not json or text`,
+        {
+          where: `${where}.format`,
+          expected: "'json' | 'text'",
+          actual: format,
+        },
+      );
+    const list = opts.queues === undefined ? [...Array(this.queueCount).keys()] : [...opts.queues];
+    for (const q of list) this.checkQueue(q, where);
+    const health = this.health();
+    const queues: QueueDump[] = list.map((q) => {
+      const Q = queueRegs(q);
+      const half = (file: UdmaFileName, h: typeof Q.m2s): HalfDump => {
+        const Qn = file === 'udma_m2s' ? `M2S_Q[${q}]` : `S2M_Q[${q}]`;
+        const p = file === 'udma_m2s' ? 't' : 'r';
+        const cfg = this.eio.read(h.cfg);
+        const lo = this.eio.read(h.baseLo.reg);
+        const hi = this.eio.read(h.baseHi.reg);
+        const hp = this.eio.read(h.headOffset.reg);
+        const tOff = field(file, `${Qn}.${p}drtp.offset`);
+        const tRid = field(file, `${Qn}.${p}drtp.ring_id`);
+        const tp = this.eio.read(tOff.reg);
+        return {
+          cfg,
+          enabled: (cfg & h.enableMask) === h.enableMask,
+          status: this.eio.read(h.status),
+          ringBase: h.baseLo.get(lo) * 2 ** h.baseLo.lsb + h.baseHi.get(hi) * 2 ** 32,
+          ringSize: h.len.get(this.eio.read(h.len.reg)),
+          head: { offset: h.headOffset.get(hp), ringId: h.headRingId.get(hp) },
+          tail: { offset: tOff.get(tp), ringId: tRid.get(tp) },
+        };
+      };
+      const d = this.queues[q];
+      return {
+        queue: q,
+        m2s: half('udma_m2s', Q.m2s),
+        s2m: half('udma_s2m', Q.s2m),
+        driver: d
+          ? {
+              rings: d.rings,
+              tx: {
+                tail: d.tx.tail,
+                ringId: d.tx.ringId,
+                produced: d.tx.produced,
+                consumed: d.tx.consumed,
+              },
+              rx: {
+                tail: d.rx.tail,
+                ringId: d.rx.ringId,
+                produced: d.rx.produced,
+                consumed: d.rx.consumed,
+              },
+              stats: d.stats(),
+            }
+          : null,
+      };
+    });
+    const out: EngineDump = {
+      engine: this.engine,
+      device: {
+        name: this.device.name,
+        profile: this.device.profile,
+        isHardware: this.device.isHardware,
+      },
+      health,
+      maxDescPerPkt: this.maxDescPerPkt,
+      queues,
+    };
+    return format === 'text' ? formatDump(out) : out;
+  }
+
+  /**
+   * Stops the engine (dmadev rte_dma_stop): change_state.dis on M2S, then S2M. Nothing moves until
+   * `start()`; copies may still be enqueued and submitted.
+   */
+  stop(): void {
+    const R = regs();
+    this.changeState([R.m2sChangeState, R.s2mChangeState], 'dis');
+  }
+
+  /**
+   * Starts the engine again (dmadev rte_dma_start). After an abort it recovers both halves: the
+   * operation each fault hit is marked aborted (with the fault), every initialized queue is reset
+   * (its other operations in flight are discarded and their descriptors scrubbed, see `reset`), the
+   * device's fault records are marked seen, then change_state.normal is written on M2S and S2M.
+   * Without an abort only the change_state.normal writes happen and queued work resumes.
+   */
+  start(): StartReport {
+    const R = regs();
+    const health = this.health();
+    const report: StartReport = {
+      engine: this.engine,
+      recovered: false,
+      queuesReset: [],
+      discarded: 0,
+      aborted: 0,
+    };
+    if (health.aborted) {
+      for (const h of this.queues) if (h && h.inFlight > 0) h.noteAbort();
+      for (const h of this.queues) {
+        if (!h) continue;
+        const before = h.stats();
+        h.reset();
+        const after = h.stats();
+        report.discarded += after.discarded - before.discarded;
+        report.aborted += after.aborted;
+        report.queuesReset.push(h.index);
+      }
+      for (const f of this.deviceFaults() ?? []) this.seenFaults.add(f);
+      report.recovered = true;
+    }
+    this.changeState([R.m2sChangeState, R.s2mChangeState], 'normal');
+    return report;
+  }
+
+  private changeState(list: Reg[], name: 'dis' | 'normal'): void {
+    for (const r of list) {
+      const why = inferredWrite(r, [name]);
+      if (why.length > 0 && !this.allowInferred) {
+        throw new NxdmaError(
+          'REGISTER_INFERRED',
+          `udma${this.engine} ${r.path}.${name}: ${why.join(', ')} inferred; pass allowInferred to write it`,
+          { where: r.path, expected: 'allowInferred: true', actual: why },
+        );
+      }
+    }
+    for (const r of list) this.eio.write(r, r.encode({ [name]: 1 }, 0));
+  }
+
+  /** The device's fault records when it keeps them (the mock does), else null. */
+  private deviceFaults(): object[] | null {
+    const f = (this.device as unknown as { faults?: () => object[] }).faults;
+    return typeof f === 'function' ? f.call(this.device) : null;
+  }
+
+  /** @internal QueueOwner: the latest unseen abort the device recorded for queue q. */
+  faultOf(q: number): OpFault | null | undefined {
+    const all = this.deviceFaults();
+    if (all === null) return null;
+    type F = {
+      engine: number;
+      queue: number;
+      aborted: boolean;
+      address: number;
+      kind: string;
+      half: 'm2s' | 's2m';
+      message: string;
+    };
+    const mine = (all as F[]).filter(
+      (f) => f.engine === this.engine && f.aborted && !this.seenFaults.has(f),
+    );
+    if (mine.length === 0) return null;
+    const f = [...mine].reverse().find((x) => x.queue === q);
+    if (!f) return undefined;
+    return { address: f.address, kind: f.kind, half: f.half, descriptor: null, message: f.message };
+  }
+
+  /**
+   * The allocator of the device's DMA-visible memory (one per device, shared by its engines): it
+   * keeps clear of every ring of this engine.
+   */
+  get allocator(): DmaAllocator {
+    const a = dmaAllocator(this.device);
+    a.avoid(this.avoidRings);
+    return a;
+  }
+
+  private readonly avoidRings = (): { base: number; end: number; name: string }[] =>
+    this.guard.list().map((r) => ({ ...r, name: `udma${this.engine} ${r.name}` }));
 }

@@ -59,12 +59,13 @@ function half(file: UdmaFileName, q: number): HalfQueueRegs {
 }
 
 /**
- * Hands `n` written descriptors of each ring of a queue to the engine: the RX (S2M) doorbell first,
- * then the TX (M2S) one, so the destination side is ready before any source data moves.
+ * Hands `n` written RX descriptors and `ntx` (default `n`) TX descriptors of a queue to the engine:
+ * the RX (S2M) doorbell first, then the TX (M2S) one, so the destination side is ready before any
+ * source data moves.
  */
-export function ringDoorbells(unit: UdmaUnitIO, regs: QueueRegs, n: number): void {
+export function ringDoorbells(unit: UdmaUnitIO, regs: QueueRegs, n: number, ntx = n): void {
   unit.s2m.write32(regs.s2m.doorbell.reg.offset, regs.s2m.doorbell.place(n));
-  unit.m2s.write32(regs.m2s.doorbell.reg.offset, regs.m2s.doorbell.place(n));
+  unit.m2s.write32(regs.m2s.doorbell.reg.offset, regs.m2s.doorbell.place(ntx));
 }
 
 const cache = new Map<number, QueueRegs>();

@@ -11,6 +11,7 @@
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { BD_MAX_LEN, BD_SIZE, LEN_CTRL, putRx, putTx } from '../../csr/formats/bd.ts';
 import type { MemoryIO } from '../../csr/io.ts';
+import type { DeviceClock, EngineHealth } from './engine.ts';
 import type { EngineIO } from './engine-io.ts';
 import { ringDoorbells, type HalfQueueRegs, type QueueRegs } from './queue-regs.ts';
 import { RingProducer, zeroMemory, type RingGuard, type RingSpec } from './ring.ts';
@@ -24,6 +25,83 @@ export interface CopyOptions {
   barrier?: boolean;
   /** Raise an interrupt when the copy completes (int_en on its last RX descriptor). */
   interrupt?: boolean;
+  /**
+   * Called once with the operation's final status when the driver observes it (dmaengine's
+   * per-descriptor callback): success, aborted by a fault, or discarded by a reset.
+   */
+  onComplete?: (status: OpStatus) => void;
+}
+
+/** Options of the enqueue calls: a copy's options plus `fence` (an alias of `barrier`). */
+export interface EnqueueOptions extends CopyOptions {
+  /** The operation starts only after every earlier operation on the queue completed (dmb). */
+  fence?: boolean;
+}
+
+/** One scatter-gather segment (dmadev's rte_dma_sge). */
+export interface Segment {
+  addr: number;
+  length: number;
+}
+
+/** Final state of one operation. */
+export type OpState = 'success' | 'aborted' | 'discarded';
+
+/** Where an aborted operation faulted. */
+export interface OpFault {
+  /** The faulting address when the device reports it (the mock does), else null. */
+  address: number | null;
+  /** What faulted ('data', 'descriptor-fetch', 'completion'), or 'engine-abort' when unknown. */
+  kind: string;
+  /** Which half raised it, when known. */
+  half: 'm2s' | 's2m' | null;
+  /** Buffers of the descriptors at the TX and RX heads when the engine stopped (read back). */
+  descriptor: { src: number; dst: number } | null;
+  message: string;
+}
+
+/** The status of one finished operation. */
+export interface OpStatus {
+  queue: number;
+  seq: number;
+  status: OpState;
+  /** For `aborted`. */
+  fault?: OpFault;
+}
+
+/** What `completed(max)` returns (dmadev rte_dma_completed). */
+export interface CompletedResult {
+  /** Operations newly reported as successful. */
+  count: number;
+  /** Sequence number of the last operation reported (0 before any). */
+  lastSeq: number;
+  /** The next operation did not succeed: read it with `completedStatus`. */
+  hasError: boolean;
+}
+
+/** What `completedStatus(max)` returns (dmadev rte_dma_completed_status). */
+export interface CompletedStatusResult {
+  count: number;
+  lastSeq: number;
+  statuses: OpStatus[];
+}
+
+/** Options of `done`. */
+export interface DoneOptions {
+  /** Reject with the signal's reason once it aborts. */
+  signal?: AbortSignal;
+  /** Reject with TIMEOUT after this many milliseconds. Default 1000. */
+  timeoutMs?: number;
+}
+
+/** What a queue needs from its engine. */
+export interface QueueOwner {
+  /** M2S_rd.desc_pref_cfg_2.max_desc_per_pkt as bring-up set it (the default when not). */
+  readonly maxDescPerPkt: number;
+  readonly clock: DeviceClock | null;
+  health(): EngineHealth;
+  /** The device's own record of the last abort of this queue, when the device keeps one. */
+  faultOf(queue: number): OpFault | null | undefined;
 }
 
 /** One copy of a batch. */
@@ -45,6 +123,10 @@ export interface QueueStats {
   queue: number;
   /** Copies submitted (doorbell rung). */
   submitted: number;
+  /** Operations written into the rings and waiting for `submit()`. */
+  enqueued: number;
+  /** Operations aborted by an engine fault. */
+  aborted: number;
   /** Copies whose last RX descriptor the engine consumed. */
   completed: number;
   /** Copies submitted and not yet seen complete. */
@@ -57,7 +139,7 @@ export interface QueueStats {
   descriptors: number;
   /** Errors seen on this queue: timeouts, engine aborts, inconsistent head pointers. */
   errors: number;
-  /** In-flight copies dropped by a queue reset. */
+  /** Copies dropped by a queue reset or re-initialization (in flight or enqueued). */
   discarded: number;
   /** Copies refused for lack of ring room (RING_FULL; nothing was written for them). */
   refused: number;
@@ -88,15 +170,38 @@ export class UdmaQueue {
   private readonly eio: EngineIO;
   private readonly regs: QueueRegs;
   private readonly memory: MemoryIO;
-  // Completion FIFO: the RX `produced` count at which each in-flight copy ends, and its bytes.
+  // Completion FIFO: the RX and TX `produced` counts at which each in-flight copy ends, its bytes.
   private ends: Float64Array;
+  private txEnds: Float64Array;
   private sizes: Float64Array;
   private fifoHead = 0;
   private fifoCount = 0;
   private pausedFlag = false;
-  // Counters.
+  private readonly owner: QueueOwner;
+  /** Sequence number of the last operation written (1, 2, ...; never reset). */
+  private seq = 0;
+  // Written and not handed over yet (enqueue without submit).
+  private pendOps = 0;
+  private pendBytes = 0;
+  private pendTx = 0;
+  private pendRx = 0;
+  /** The next enqueued operation carries a fence. */
+  private fenceNext = false;
+  /** Sequence number of the last operation completed / completedStatus reported. */
+  private reported = 0;
+  /** Aborted operations and their faults. */
+  private readonly abortedOps = new Map<number, OpFault>();
+  /** 'completion' listeners. */
+  private readonly listeners: ((s: OpStatus) => void)[] = [];
+  /** Per-operation callbacks (onComplete). */
+  private readonly callbacks = new Map<number, (s: OpStatus) => void>();
+  /** Stall detection: RX consumption at the last look, and when the engine state was read. */
+  private lastSeenConsumed = -1;
+  private lastHealthAt = -Infinity;
+  // Counters (stats({ reset }) zeroes them).
   private submitted = 0;
-  private completed = 0;
+  private completedOps = 0;
+  private abortedCount = 0;
   private bytesDone = 0;
   private bytesSubmitted = 0;
   private descs = 0;
@@ -119,7 +224,9 @@ export class UdmaQueue {
     memory: MemoryIO,
     checkBuffers: boolean,
     guard: RingGuard,
+    owner: QueueOwner,
   ) {
+    this.owner = owner;
     this.eio = eio;
     this.engine = eio.engine;
     this.index = regs.queue;
@@ -132,6 +239,7 @@ export class UdmaQueue {
     this.txp = new RingProducer('tx', this.ringSpecs.tx, memory);
     this.rxp = new RingProducer('rx', this.ringSpecs.rx, memory);
     this.ends = new Float64Array(rings.rx.size);
+    this.txEnds = new Float64Array(rings.rx.size);
     this.sizes = new Float64Array(rings.rx.size);
   }
 
@@ -179,6 +287,7 @@ export class UdmaQueue {
       this.txp = new RingProducer('tx', rings.tx, this.memory);
       this.rxp = new RingProducer('rx', rings.rx, this.memory);
       this.ends = new Float64Array(rings.rx.size);
+      this.txEnds = new Float64Array(rings.rx.size);
       this.sizes = new Float64Array(rings.rx.size);
     }
     this.programHalf(this.regs.m2s, rings.tx, !this.pausedFlag, stale);
@@ -189,12 +298,27 @@ export class UdmaQueue {
 
   /** Drops every copy in flight, accounting for each (discarded, and reported discarded). */
   private dropInFlight(): void {
-    if (this.fifoCount > 0) {
-      this.dropped.push([this.submitted - this.fifoCount + 1, this.submitted]);
-      this.discarded += this.fifoCount;
-    }
+    const n = this.fifoCount;
+    const first = this.seq - n + 1;
     this.fifoHead = 0;
     this.fifoCount = 0;
+    this.pendOps = 0;
+    this.pendBytes = 0;
+    this.pendTx = 0;
+    this.pendRx = 0;
+    this.fenceNext = false;
+    this.lastSeenConsumed = -1;
+    if (n === 0) return;
+    this.dropped.push([first, this.seq]);
+    let lost = 0;
+    for (let s = first; s <= this.seq; s++) if (!this.abortedOps.has(s)) lost++;
+    this.discarded += lost;
+    if (this.notifying()) {
+      const out: OpStatus[] = [];
+      for (let s = first; s <= this.seq; s++)
+        if (!this.abortedOps.has(s)) out.push({ queue: this.index, seq: s, status: 'discarded' });
+      this.dispatch(out);
+    }
   }
 
   /**
@@ -380,21 +504,22 @@ export class UdmaQueue {
    * Makes sure both rings have room for `n` more descriptors, reading the engine's heads only when
    * the driver's own count says there may not be. Throws RING_FULL (nothing written) otherwise.
    */
-  private ensureRoom(n: number, copies: number, where: string): void {
+  private ensureRoom(ntx: number, nrx: number, copies: number, where: string): void {
     const tx = this.txp;
     const rx = this.rxp;
-    if (rx.room < n) this.readRxHead();
-    if (tx.room < n) this.readTxHead();
-    if (tx.room >= n && rx.room >= n) return;
+    if (rx.room < nrx) this.readRxHead();
+    if (tx.room < ntx) this.readTxHead();
+    if (tx.room >= ntx && rx.room >= nrx) return;
     this.refused += copies;
-    const ring = tx.room < n ? tx : rx;
+    const ring = tx.room < ntx ? tx : rx;
+    const n = ring === tx ? ntx : nrx;
     throw new NxdmaError(
       'RING_FULL',
       `${where}: the ${ring.kind.toUpperCase()} ring has room for ${ring.room} descriptors, the copy needs ${n} ` +
         `(ring of ${ring.size}; ${ring.pending} in flight)`,
       {
         where,
-        expected: `${n} free descriptors on both rings`,
+        expected: `${ntx} free TX and ${nrx} free RX descriptors`,
         actual: { txFree: tx.room, rxFree: rx.room, txSize: tx.size, rxSize: rx.size },
         needed: n,
       },
@@ -409,10 +534,13 @@ export class UdmaQueue {
   copy(src: number, dst: number, bytes: number, opts?: CopyOptions): number {
     const where = this.where;
     const n = this.check(src, dst, bytes, -1);
-    this.ensureRoom(n, 1, where);
-    this.emit(src, dst, bytes, opts?.barrier === true, opts?.interrupt === true);
-    this.ring(n);
-    return this.submitted;
+    const cb = opts?.onComplete;
+    if (cb !== undefined) this.checkCallback(cb);
+    this.ensureRoom(n, n, 1, where);
+    this.put(src, dst, bytes, opts?.barrier === true, opts?.interrupt === true);
+    if (cb !== undefined) this.callbacks.set(this.seq, cb);
+    this.ring();
+    return this.seq;
   }
 
   /**
@@ -453,15 +581,15 @@ export class UdmaQueue {
       bb[i] = bytes;
       bf[i] = (r.barrier === true ? 1 : 0) | (r.interrupt === true ? 2 : 0);
     }
-    if (n === 0) return this.submitted;
+    if (n === 0) return this.seq;
     if (n > this.txp.size || n > this.rxp.size) throw this.batchTooBig(n, count);
-    this.ensureRoom(n, count, where);
+    this.ensureRoom(n, n, count, where);
     for (let i = 0; i < count; i++) {
       const f = bf[i];
-      this.emit(bs[i], bd[i], bb[i], (f & 1) !== 0, (f & 2) !== 0);
+      this.put(bs[i], bd[i], bb[i], (f & 1) !== 0, (f & 2) !== 0);
     }
-    this.ring(n);
-    return this.submitted;
+    this.ring();
+    return this.seq;
   }
 
   /** RING_FULL for a batch needing `n` descriptors, more than a ring holds. */
@@ -489,13 +617,7 @@ export class UdmaQueue {
   };
 
   /** Writes one copy's descriptors (room already checked) and queues its completion entry. */
-  private emit(
-    src: number,
-    dst: number,
-    bytes: number,
-    barrier: boolean,
-    interrupt: boolean,
-  ): void {
+  private put(src: number, dst: number, bytes: number, barrier: boolean, interrupt: boolean): void {
     const tx = this.txp;
     const rx = this.rxp;
     const txw = tx.words;
@@ -545,20 +667,50 @@ export class UdmaQueue {
     rx.tail = rt;
     rx.ringId = rr;
     rx.produced += n;
-    this.descs += n;
+    this.pendTx += n;
+    this.pendRx += n;
+    // The completion entry (push(), inlined on this path).
     let slot = this.fifoHead + this.fifoCount;
     if (slot >= this.ends.length) slot -= this.ends.length;
     this.ends[slot] = rx.produced;
+    this.txEnds[slot] = tx.produced;
     this.sizes[slot] = bytes;
     this.fifoCount++;
-    this.submitted++;
-    this.bytesSubmitted += bytes;
+    this.seq++;
+    this.pendOps++;
+    this.pendBytes += bytes;
   }
 
-  /** Hands `n` descriptors to the engine: the RX doorbell first, then the TX doorbell. */
-  private ring(n: number): void {
-    ringDoorbells(this.eio.unit, this.regs, n);
+  /** Queues the completion entry of the operation just written (its descriptors counted). */
+  private push(bytes: number): void {
+    let slot = this.fifoHead + this.fifoCount;
+    if (slot >= this.ends.length) slot -= this.ends.length;
+    this.ends[slot] = this.rxp.produced;
+    this.txEnds[slot] = this.txp.produced;
+    this.sizes[slot] = bytes;
+    this.fifoCount++;
+    this.seq++;
+    this.pendOps++;
+    this.pendBytes += bytes;
+  }
+
+  /**
+   * Hands every written descriptor to the engine: the RX doorbell first, then the TX doorbell
+   * (nothing when nothing is pending).
+   */
+  private ring(): void {
+    const ntx = this.pendTx;
+    const nrx = this.pendRx;
+    if (ntx === 0 && nrx === 0) return;
+    ringDoorbells(this.eio.unit, this.regs, nrx, ntx);
     this.eio.writes += 2;
+    this.submitted += this.pendOps;
+    this.bytesSubmitted += this.pendBytes;
+    this.descs += ntx > nrx ? ntx : nrx;
+    this.pendOps = 0;
+    this.pendBytes = 0;
+    this.pendTx = 0;
+    this.pendRx = 0;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -585,8 +737,6 @@ export class UdmaQueue {
 
   private readRxHead(): void {
     this.head(this.regs.s2m, this.rxp);
-    // An RX descriptor is consumed only after its TX pair: the RX count bounds the TX count.
-    this.txp.consumedAtLeast(this.rxp.consumed);
     this.retire();
   }
 
@@ -599,15 +749,28 @@ export class UdmaQueue {
     const consumed = this.rxp.consumed;
     const ends = this.ends;
     let done = 0;
+    let txDone = -1;
     while (this.fifoCount > 0 && ends[this.fifoHead] <= consumed) {
       this.bytesDone += this.sizes[this.fifoHead];
+      txDone = this.txEnds[this.fifoHead];
       if (++this.fifoHead === ends.length) this.fifoHead = 0;
       this.fifoCount--;
       done++;
     }
-    this.completed += done;
+    if (done === 0) return 0;
+    this.completedOps += done;
+    // An operation's last RX descriptor is consumed after all its TX descriptors.
+    this.txp.consumedAtLeast(txDone);
     // Copies retire in submission order: the last one retired is the one before the FIFO head.
-    if (done > 0) this.lastDoneSeq = this.submitted - this.fifoCount;
+    const before = this.lastDoneSeq;
+    this.lastDoneSeq = this.seq - this.fifoCount;
+    if (this.notifying()) {
+      const out: OpStatus[] = [];
+      for (let s = before + 1; s <= this.lastDoneSeq; s++)
+        if (this.statusOf(s) === 'success')
+          out.push({ queue: this.index, seq: s, status: 'success' });
+      this.dispatch(out);
+    }
     return done;
   }
 
@@ -617,12 +780,12 @@ export class UdmaQueue {
    */
   poll(): number {
     if (this.fifoCount === 0) return 0;
-    const before = this.completed;
+    const before = this.completedOps;
     this.readRxHead();
-    return this.completed - before;
+    return this.completedOps - before;
   }
 
-  /** Copies submitted and not yet seen complete. */
+  /** Operations written (submitted or enqueued) and not yet seen complete. */
   get inFlight(): number {
     return this.fifoCount;
   }
@@ -640,17 +803,626 @@ export class UdmaQueue {
    * dropped.
    */
   isComplete(seq: number): boolean {
-    if (seq > this.lastDoneSeq) return false;
-    for (const [first, last] of this.dropped) if (seq >= first && seq <= last) return false;
-    return true;
+    return this.statusOf(seq) === 'success';
   }
 
-  stats(): QueueStats {
+  // -------------------------------------------------------------------------------------------
+  // Enqueue / submit (dmadev rte_dma_copy / rte_dma_copy_sg without RTE_DMA_OP_FLAG_SUBMIT, then
+  // rte_dma_submit).
+
+  /**
+   * Writes one copy's descriptors without ringing a doorbell (same checks and chunking as `copy`);
+   * `submit()` hands every enqueued operation to the engine at once. Returns the sequence number.
+   */
+  enqueueCopy(src: number, dst: number, bytes: number, opts?: EnqueueOptions): number {
+    const n = this.check(src, dst, bytes, -1);
+    const o = this.enqueueOptions(opts);
+    this.ensureRoom(n, n, 1, this.where);
+    this.put(src, dst, bytes, o.barrier, o.interrupt);
+    return this.afterEnqueue(o.onComplete);
+  }
+
+  /**
+   * Writes one scatter-gather copy without a doorbell: the source segments, in order, are copied to
+   * the destination segments, in order, as ONE packet (TX descriptors first .. last, at most
+   * max_desc_per_pkt of them; each segment in chunks of at most 64 KiB). The totals must be equal;
+   * no destination segment may overlap another or any source segment; every segment follows the
+   * buffer rules of `copy`. Returns the sequence number.
+   */
+  enqueueSg(src: readonly Segment[], dst: readonly Segment[], opts?: EnqueueOptions): number {
+    const where = this.where;
+    const s = this.segments(src, 'source', where);
+    const d = this.segments(dst, 'destination', where);
+    if (s.total !== d.total) {
+      throw badArg(
+        where,
+        `scatter-gather: the source segments hold ${s.total} bytes, the destination segments ${d.total}`,
+        'equal source and destination totals',
+        { source: s.total, destination: d.total },
+      );
+    }
+    for (let i = 0; i < d.addr.length; i++) {
+      const a = d.addr[i];
+      const al = d.len[i];
+      for (const [other, kind] of [
+        [s, 'source'],
+        [d, 'destination'],
+      ] as const) {
+        for (let j = 0; j < other.addr.length; j++) {
+          if (other === d && j === i) continue;
+          const b = other.addr[j];
+          const bl = other.len[j];
+          if (a < b + bl && b < a + al) {
+            throw new NxdmaError(
+              'MEMORY_OVERLAP',
+              `${where}: destination segment ${i} ${hex(a)}+${al} overlaps ${kind} segment ${j} ${hex(b)}+${bl}`,
+              {
+                where: `${where} dst[${i}]`,
+                expected: 'destination segments disjoint from each other and from every source',
+                actual: { dst: hex(a), other: hex(b), kind },
+              },
+            );
+          }
+        }
+      }
+    }
+    const max = this.owner.maxDescPerPkt;
+    if (s.descs > max) {
+      throw badArg(
+        where,
+        `scatter-gather: the source takes ${s.descs} TX descriptors, more than the ${max} one packet may hold (max_desc_per_pkt)`,
+        `at most ${max} TX descriptors (64 KiB each) per scatter-gather copy`,
+        s.descs,
+      );
+    }
+    const o = this.enqueueOptions(opts);
+    this.ensureRoom(s.descs, d.descs, 1, where);
+    this.emitSg(s, d, o.barrier, o.interrupt);
+    return this.afterEnqueue(o.onComplete);
+  }
+
+  /** `enqueueSg` then `submit` (dmadev rte_dma_copy_sg with RTE_DMA_OP_FLAG_SUBMIT). */
+  copySg(src: readonly Segment[], dst: readonly Segment[], opts?: EnqueueOptions): number {
+    const seq = this.enqueueSg(src, dst, opts);
+    this.submit();
+    return seq;
+  }
+
+  /**
+   * The next enqueued operation starts only after every earlier one completed (dmadev
+   * RTE_DMA_OP_FLAG_FENCE, dmaengine DMA_PREP_FENCE): its first TX descriptor carries dmb.
+   */
+  fence(): void {
+    this.fenceNext = true;
+  }
+
+  /**
+   * Rings the doorbells once for everything enqueued since the last doorbell (RX first, then TX).
+   * Returns the number of operations handed over (0 writes nothing).
+   */
+  submit(): number {
+    const n = this.pendOps;
+    this.ring();
+    return n;
+  }
+
+  /**
+   * Free descriptors on the tighter of the two rings, read from the engine's heads when anything
+   * is in flight (dmadev rte_dma_burst_capacity): the number of copies of at most 64 KiB that can be
+   * enqueued now.
+   */
+  burstCapacity(): number {
+    if (this.rxp.pending > 0) this.readRxHead();
+    if (this.txp.pending > 0) this.readTxHead();
+    const t = this.txp.room;
+    const r = this.rxp.room;
+    return t < r ? t : r;
+  }
+
+  private enqueueOptions(opts: EnqueueOptions | undefined): {
+    barrier: boolean;
+    interrupt: boolean;
+    onComplete: ((s: OpStatus) => void) | undefined;
+  } {
+    if (opts !== undefined && (opts === null || typeof opts !== 'object'))
+      throw badArg(
+        this.where,
+        'options must be an object',
+        '{ fence?, interrupt?, onComplete? }',
+        opts,
+      );
+    const barrier = opts?.barrier;
+    const fence = opts?.fence;
+    const interrupt = opts?.interrupt;
+    const onComplete = opts?.onComplete;
+    for (const [name, v] of [
+      ['barrier', barrier],
+      ['fence', fence],
+      ['interrupt', interrupt],
+    ] as const) {
+      if (v !== undefined && typeof v !== 'boolean')
+        throw badArg(this.where, `${name} must be a boolean`, 'true | false', v);
+    }
+    if (onComplete !== undefined) this.checkCallback(onComplete);
+    const f = this.fenceNext;
+    return {
+      barrier: barrier === true || fence === true || f,
+      interrupt: interrupt === true,
+      onComplete,
+    };
+  }
+
+  /** Book-keeping after an enqueue wrote its descriptors. */
+  private afterEnqueue(cb: ((s: OpStatus) => void) | undefined): number {
+    this.fenceNext = false;
+    if (cb !== undefined) this.callbacks.set(this.seq, cb);
+    return this.seq;
+  }
+
+  private checkCallback(cb: unknown): void {
+    if (typeof cb !== 'function')
+      throw badArg(this.where, 'onComplete must be a function', '(status) => void', cb);
+  }
+
+  /** A private snapshot of a segment list, validated with the buffer rules of `copy`. */
+  private segments(
+    list: readonly Segment[],
+    kind: 'source' | 'destination',
+    where: string,
+  ): { addr: number[]; len: number[]; total: number; descs: number } {
+    const w = `${where} ${kind === 'source' ? 'src' : 'dst'}`;
+    if (!Array.isArray(list))
+      throw badArg(
+        where,
+        `scatter-gather ${kind} must be an array of { addr, length }`,
+        'Segment[]',
+        list,
+      );
+    const count = list.length;
+    if (!Number.isSafeInteger(count) || count < 1)
+      throw badArg(w, `scatter-gather ${kind} has no segment`, 'at least one segment', count);
+    const limit = kind === 'source' ? this.owner.maxDescPerPkt : this.rxp.size;
+    if (count > limit)
+      throw badArg(
+        w,
+        `${count} ${kind} segments, more than ${limit}`,
+        `at most ${limit} segments`,
+        count,
+      );
+    const addr: number[] = [];
+    const len: number[] = [];
+    let total = 0;
+    let descs = 0;
+    for (let i = 0; i < count; i++) {
+      const seg: unknown = list[i];
+      if (seg === null || typeof seg !== 'object')
+        throw badArg(`${w}[${i}]`, 'not a segment', '{ addr, length }', seg);
+      const a: unknown = (seg as Segment).addr;
+      const l: unknown = (seg as Segment).length;
+      const here = `${w}[${i}]`;
+      if (typeof l !== 'number' || !Number.isSafeInteger(l) || l < 1)
+        throw badArg(
+          here,
+          `segment length ${String(l)} is not a positive integer`,
+          'an integer >= 1',
+          l,
+        );
+      if (typeof a !== 'number' || !Number.isSafeInteger(a) || a < 0 || a + l > TWO_POW_53)
+        throw badArg(
+          here,
+          `segment address ${String(a)} is not a device address for ${l} bytes`,
+          'a non-negative safe integer',
+          a,
+        );
+      const ring = this.guard.hit(a, l);
+      if (ring) {
+        throw new NxdmaError(
+          'MEMORY_OVERLAP',
+          `${here}: ${kind} segment ${hex(a)}+${l} overlaps the ${ring.name} at ${hex(ring.base)}..${hex(ring.end)}: a copy may not read or write descriptor rings`,
+          {
+            where: here,
+            expected: `a ${kind} outside every ring of the engine`,
+            actual: { addr: hex(a), bytes: l, ring: ring.name },
+          },
+        );
+      }
+      if (this.checkBuffers && !this.memory.isMapped(a, l)) {
+        throw new NxdmaError(
+          'MEMORY_UNMAPPED',
+          `${here}: ${kind} segment ${hex(a)}+${l} is not mapped device memory`,
+          {
+            where: here,
+            expected: `a ${kind} inside the device memory windows (or an engine opened with checkBuffers: false)`,
+            actual: hex(a),
+          },
+        );
+      }
+      addr.push(a);
+      len.push(l);
+      total += l;
+      descs += Math.ceil(l / BD_MAX_LEN);
+    }
+    if (!Number.isSafeInteger(total))
+      throw badArg(w, `scatter-gather ${kind} totals ${total} bytes`, 'a total below 2^53', total);
+    return { addr, len, total, descs };
+  }
+
+  /** Writes one scatter-gather packet (room already checked) and queues its completion entry. */
+  private emitSg(
+    s: { addr: number[]; len: number[]; total: number; descs: number },
+    d: { addr: number[]; len: number[]; total: number; descs: number },
+    barrier: boolean,
+    interrupt: boolean,
+  ): void {
+    const tx = this.txp;
+    const rx = this.rxp;
+    let k = 0;
+    for (let i = 0; i < s.addr.length; i++) {
+      for (let off = 0; off < s.len[i]; off += BD_MAX_LEN) {
+        const len = Math.min(BD_MAX_LEN, s.len[i] - off);
+        let f = 0;
+        if (k === 0) f |= LEN_CTRL.FIRST | (barrier ? LEN_CTRL.DMB : 0);
+        if (k === s.descs - 1) f |= LEN_CTRL.LAST;
+        this.putOne(tx, len, f, s.addr[i] + off, true);
+        k++;
+      }
+    }
+    let m = 0;
+    for (let i = 0; i < d.addr.length; i++) {
+      for (let off = 0; off < d.len[i]; off += BD_MAX_LEN) {
+        const len = Math.min(BD_MAX_LEN, d.len[i] - off);
+        const f = interrupt && m === d.descs - 1 ? LEN_CTRL.INT_EN : 0;
+        this.putOne(rx, len, f, d.addr[i] + off, false);
+        m++;
+      }
+    }
+    this.pendTx += s.descs;
+    this.pendRx += d.descs;
+    this.push(s.total);
+  }
+
+  /** One descriptor at the producer's tail, which then advances. */
+  private putOne(
+    ring: RingProducer,
+    len: number,
+    flags: number,
+    addr: number,
+    isTx: boolean,
+  ): void {
+    const w = ring.words;
+    if (w !== null) {
+      if (isTx) putTx(w, ring.tail * BD_SIZE, len, ring.ringId, flags, addr);
+      else putRx(w, ring.tail * BD_SIZE, len, ring.ringId, flags, addr);
+    } else {
+      if (isTx) putTx(ring.scratchBuffer, 0, len, ring.ringId, flags, addr);
+      else putRx(ring.scratchBuffer, 0, len, ring.ringId, flags, addr);
+      ring.flushScratch(ring.tail);
+    }
+    ring.advance();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Per-operation completion (dmadev rte_dma_completed / rte_dma_completed_status; dmaengine
+  // callbacks and dma_sync_wait).
+
+  /**
+   * The state of operation `seq`: 'success', 'aborted', 'discarded', 'pending' (written, not
+   * finished) or 'unknown' (no such operation). Reads nothing.
+   */
+  statusOf(seq: number): OpState | 'pending' | 'unknown' {
+    if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1 || seq > this.seq)
+      return 'unknown';
+    if (this.abortedOps.has(seq)) return 'aborted';
+    for (const [first, last] of this.dropped) if (seq >= first && seq <= last) return 'discarded';
+    return seq <= this.lastDoneSeq ? 'success' : 'pending';
+  }
+
+  /**
+   * Reports up to `max` operations that completed successfully since the last report (dmadev
+   * rte_dma_completed): polls the RX head first, and reads the engine state when nothing moved.
+   * Stops before the first operation that did not succeed and sets `hasError`; that operation
+   * and the ones after it are read with `completedStatus`.
+   */
+  completed(max?: number): CompletedResult {
+    const m = this.checkMax(max, 'completed');
+    this.observe();
+    let s = this.reported;
+    let count = 0;
+    let hasError = false;
+    while (count < m && s < this.seq) {
+      const st = this.statusOf(s + 1);
+      if (st === 'success') {
+        s++;
+        count++;
+        continue;
+      }
+      if (st !== 'pending') hasError = true;
+      break;
+    }
+    this.reported = s;
+    return { count, lastSeq: s, hasError };
+  }
+
+  /**
+   * Reports up to `max` finished operations since the last report with a status each (dmadev
+   * rte_dma_completed_status): success, aborted (with the fault) or discarded by a reset.
+   */
+  completedStatus(max?: number): CompletedStatusResult {
+    const m = this.checkMax(max, 'completedStatus');
+    this.observe();
+    let s = this.reported;
+    const statuses: OpStatus[] = [];
+    while (statuses.length < m && s < this.seq) {
+      const st = this.statusOf(s + 1);
+      if (st === 'pending' || st === 'unknown') break;
+      s++;
+      statuses.push(this.record(s, st));
+    }
+    this.reported = s;
+    return { count: statuses.length, lastSeq: s, statuses };
+  }
+
+  /**
+   * Resolves with the status of operation `seq` once it completed successfully; rejects with
+   * ENGINE_ERROR when a fault aborted it, QUEUE_STATE when a reset discarded it (or it was never
+   * submitted), TIMEOUT after `timeoutMs` (default 1000), or the signal's reason when `signal`
+   * aborts. Steps a device that does not run by itself (the mock), like `waitIdle`.
+   */
+  async done(seq: number, opts: DoneOptions = {}): Promise<OpStatus> {
+    const where = `${this.where} done(${String(seq)})`;
+    if (opts === null || typeof opts !== 'object')
+      throw badArg(where, 'options must be an object', '{ signal?, timeoutMs? }', opts);
+    const signal = opts.signal;
+    const timeoutMs = opts.timeoutMs ?? 1000;
+    if (typeof timeoutMs !== 'number' || !(timeoutMs >= 0))
+      throw badArg(
+        where,
+        `timeoutMs ${String(timeoutMs)} is not a duration`,
+        'a number of milliseconds >= 0',
+        timeoutMs,
+      );
+    if (
+      signal !== undefined &&
+      (signal === null || typeof (signal as AbortSignal).aborted !== 'boolean')
+    )
+      throw badArg(where, 'signal must be an AbortSignal', 'AbortSignal', signal);
+    if (this.statusOf(seq) === 'unknown')
+      throw badArg(
+        where,
+        `no operation ${String(seq)} on this queue (1..${this.seq})`,
+        `1..${this.seq}`,
+        seq,
+      );
+    const deadline = performance.now() + timeoutMs;
+    const clock = this.owner.clock;
+    for (;;) {
+      if (signal?.aborted)
+        throw signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+      if (this.statusOf(seq) === 'pending' && seq > this.seq - this.pendOps) {
+        throw new NxdmaError(
+          'QUEUE_STATE',
+          `${where}: operation ${seq} is enqueued but not submitted (call submit())`,
+          {
+            where,
+            expected: 'a submitted operation',
+            actual: 'enqueued',
+          },
+        );
+      }
+      this.observe();
+      const st = this.statusOf(seq);
+      if (st === 'success') return this.record(seq, st);
+      if (st === 'aborted') {
+        const fault = this.abortedOps.get(seq)!;
+        throw new NxdmaError(
+          'ENGINE_ERROR',
+          `${where}: aborted by an engine fault: ${fault.message}`,
+          {
+            where,
+            expected: 'success',
+            actual: 'aborted',
+            fault,
+          },
+        );
+      }
+      if (st === 'discarded') {
+        throw new NxdmaError(
+          'QUEUE_STATE',
+          `${where}: operation ${seq} was discarded by a queue reset`,
+          {
+            where,
+            expected: 'success',
+            actual: 'discarded',
+          },
+        );
+      }
+      let progressed = false;
+      if (clock) for (let i = 0; i < 4096 && clock.step(); i++) progressed = true;
+      if (progressed) continue;
+      if (performance.now() >= deadline) {
+        this.errors++;
+        throw new NxdmaError(
+          'TIMEOUT',
+          `${where}: operation ${seq} not complete after ${timeoutMs} ms` +
+            (this.pausedFlag ? ' (queue paused)' : ''),
+          {
+            where,
+            expected: `complete within ${timeoutMs} ms`,
+            actual: this.statsNow(),
+          },
+        );
+      }
+      await new Promise<void>((resolve) =>
+        clock ? setTimeout(resolve, 1) : setImmediate(resolve),
+      );
+    }
+  }
+
+  private checkMax(max: number | undefined, name: string): number {
+    if (max === undefined) return Infinity;
+    if (typeof max !== 'number' || !Number.isInteger(max) || max < 0)
+      throw badArg(
+        `${this.where} ${name}`,
+        `max ${String(max)} is not a count`,
+        'an integer >= 0',
+        max,
+      );
+    return max;
+  }
+
+  private record(seq: number, st: OpState): OpStatus {
+    const out: OpStatus = { queue: this.index, seq, status: st };
+    if (st === 'aborted') out.fault = this.abortedOps.get(seq);
+    return out;
+  }
+
+  /**
+   * Polls the RX head; when operations handed to the engine are in flight and nothing moved since
+   * the last look, reads the engine state (at most once a millisecond on a device that runs by
+   * itself) and marks the head operation aborted when the engine aborted on this queue.
+   */
+  private observe(): void {
+    if (this.fifoCount === 0) return;
+    this.readRxHead();
+    if (this.fifoCount - this.pendOps === 0) return;
+    const consumed = this.rxp.consumed;
+    if (consumed !== this.lastSeenConsumed) {
+      this.lastSeenConsumed = consumed;
+      if (this.owner.clock === null) return;
+    }
+    if (this.owner.clock === null) {
+      const now = performance.now();
+      if (now - this.lastHealthAt < 1) return;
+      this.lastHealthAt = now;
+    }
+    if (this.owner.health().aborted) this.noteAbort();
+  }
+
+  /**
+   * @internal The engine aborted: the operation at the head of this queue (if any was handed over)
+   * is marked aborted with the fault the device reports for this queue. A device that keeps a
+   * fault record and names another queue leaves this queue's operations pending (a later `start`
+   * discards them); a device without one gets the buffers of the descriptors at the heads.
+   */
+  noteAbort(): void {
+    if (this.fifoCount - this.pendOps === 0) return;
+    const head = this.seq - this.fifoCount + 1;
+    if (this.abortedOps.has(head)) return;
+    let fault = this.owner.faultOf(this.index);
+    if (fault === undefined) return; // the device says the abort was another queue's
+    if (fault === null) {
+      fault = {
+        address: null,
+        kind: 'engine-abort',
+        half: null,
+        descriptor: this.headDescriptors(),
+        message: `udma${this.engine}: the engine aborted with operation ${head} of queue ${this.index} at the head`,
+      };
+    } else if (fault.descriptor === null) {
+      fault = { ...fault, descriptor: this.headDescriptors() };
+    }
+    this.abortedOps.set(head, fault);
+    this.abortedCount++;
+    this.errors++;
+    if (this.notifying()) this.dispatch([this.record(head, 'aborted')]);
+  }
+
+  /** The buffer addresses of the descriptors at the TX and RX heads (one head read, ring reads). */
+  private headDescriptors(): { src: number; dst: number } | null {
+    try {
+      this.readTxHead();
+      const b = new Uint8Array(BD_SIZE);
+      const tx = this.txp;
+      const rx = this.rxp;
+      this.memory.read(tx.slotAddress(tx.consumed % tx.size), b);
+      const dv = new DataView(b.buffer);
+      const src = dv.getUint32(8, true) + dv.getUint32(12, true) * 2 ** 32;
+      this.memory.read(rx.slotAddress(rx.consumed % rx.size), b);
+      const dst = dv.getUint32(8, true) + dv.getUint32(12, true) * 2 ** 32;
+      return { src, dst };
+    } catch {
+      return null;
+    }
+  }
+
+  private notifying(): boolean {
+    return this.callbacks.size > 0 || this.listeners.length > 0;
+  }
+
+  /**
+   * Listens to the 'completion' event: `fn(status)` for every operation of the queue once its final
+   * status is observed (in order for successes). Returns the queue.
+   */
+  on(event: 'completion', fn: (status: OpStatus) => void): this {
+    if (event !== 'completion')
+      throw badArg(this.where, `no event ${String(event)}`, "'completion'", event);
+    this.checkCallback(fn);
+    this.listeners.push(fn);
+    return this;
+  }
+
+  /** Stops `fn` listening to 'completion'. */
+  off(event: 'completion', fn: (status: OpStatus) => void): this {
+    const i = event === 'completion' ? this.listeners.indexOf(fn) : -1;
+    if (i >= 0) this.listeners.splice(i, 1);
+    return this;
+  }
+
+  /**
+   * Delivers final statuses: each operation's onComplete, then the 'completion' event. Called
+   * after the driver state is updated; the first listener error is rethrown once all ran.
+   */
+  private dispatch(list: readonly OpStatus[]): void {
+    let failure: unknown;
+    let failed = false;
+    for (const st of list) {
+      const cb = this.callbacks.get(st.seq);
+      if (cb !== undefined) this.callbacks.delete(st.seq);
+      try {
+        if (cb !== undefined) cb(st);
+        for (const fn of [...this.listeners]) fn(st);
+      } catch (e) {
+        if (!failed) {
+          failed = true;
+          failure = e;
+        }
+      }
+    }
+    if (failed) throw failure;
+  }
+
+  /**
+   * Counters of the queue. With `{ reset: true }` the counters (not the sequence numbers, the
+   * ring positions or what is in flight) start again from zero after being read (dmadev
+   * rte_dma_stats_reset).
+   */
+  stats(opts?: { reset?: boolean }): QueueStats {
+    const reset = opts?.reset;
+    if (reset !== undefined && typeof reset !== 'boolean')
+      throw badArg(`${this.where} stats`, 'reset must be a boolean', 'true | false', reset);
+    const s = this.statsNow();
+    if (reset === true) {
+      this.submitted = 0;
+      this.completedOps = 0;
+      this.bytesDone = 0;
+      this.bytesSubmitted = 0;
+      this.descs = 0;
+      this.discarded = 0;
+      this.refused = 0;
+      this.abortedCount = 0;
+      this.errors = 0;
+    }
+    return s;
+  }
+
+  private statsNow(): QueueStats {
     return {
       engine: this.engine,
       queue: this.index,
       submitted: this.submitted,
-      completed: this.completed,
+      enqueued: this.pendOps,
+      aborted: this.abortedCount,
+      completed: this.completedOps,
       inFlight: this.fifoCount,
       bytes: this.bytesDone,
       bytesSubmitted: this.bytesSubmitted,
