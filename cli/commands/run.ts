@@ -39,7 +39,13 @@ import { badArg, numberArg, readProgramInput, withLocations } from '../input.ts'
 import type { CliContext } from '../main.ts';
 import { type Out, paint, table } from '../output.ts';
 import { progress } from '../progress.ts';
-import { checkTimelineOption, timelineFileFor, writeTimeline } from '../timeline.ts';
+import {
+  checkTimelineOption,
+  checkTraceJsonOption,
+  timelineFileFor,
+  writeTimeline,
+  writeTraceJson,
+} from '../timeline.ts';
 
 /** The confirmation a hardware run needs (the one every writing command takes). */
 export { HARDWARE_CONFIRMATION };
@@ -50,6 +56,7 @@ Example:
   $ nxdma run examples/programs/transpose-chain.json --mock --json
   $ nxdma run examples/programs/qos-mix.json --mock --trace
   $ nxdma run examples/programs/qos-mix.json --mock --timeline qos-mix.svg
+  $ nxdma run examples/programs/qos-mix.json --mock --trace-json qos-mix.trace.json
 
 With --json a program prints
   { program, passes, queues: [{ name, engine, qid, descriptors, bytes }], bytesMoved,
@@ -80,6 +87,7 @@ interface RunOptions {
   memory?: string[];
   maxIterations?: string;
   maxRingBytes?: string;
+  traceJson?: string;
   dgeBackends?: string;
 }
 
@@ -321,6 +329,7 @@ async function runOne(
   tty: boolean,
   inputs: InputSet,
   timeline?: string,
+  traceJson?: string,
 ): Promise<FlowReport> {
   const lowerOpts =
     o.dgeBackends === undefined ? {} : { availability: parseBackendList(o.dgeBackends) };
@@ -359,6 +368,18 @@ async function runOne(
         device,
         {
           title: `nxdma run ${report.program}: queue service (${report.arbitration.mode === 'qos' ? 'QoS from each queue class' : 'round robin'})`,
+          laneName: (engine, qid) =>
+            report.queues.find((q) => q.engine === engine && q.qid === qid)?.name,
+        },
+        inputs,
+      );
+    }
+    if (traceJson !== undefined) {
+      writeTraceJson(
+        traceJson,
+        device,
+        {
+          title: `nxdma run ${report.program}`,
           laneName: (engine, qid) =>
             report.queues.find((q) => q.engine === engine && q.qid === qid)?.name,
         },
@@ -409,6 +430,10 @@ export function register(program: Command, ctx: CliContext): void {
       'draw the mock queue service over time as SVG (a directory run: one file per program)',
     )
     .option(
+      '--trace-json <file>',
+      'write the mock queue service as a Chrome trace (Perfetto, chrome://tracing; a directory run: one file per program)',
+    )
+    .option(
       `${LOOP_ITERATIONS.option} <n>`,
       `refuse a program whose loops run more iterations than this (default ${LOOP_ITERATIONS.defaultLimit})`,
     )
@@ -424,6 +449,7 @@ export function register(program: Command, ctx: CliContext): void {
       parseNumber(o.ringBase, '--ring-base');
       parseNumber(o.seed, '--seed');
       checkTimelineOption(o.timeline, { mock: o.mock === true });
+      checkTraceJsonOption(o.traceJson, { mock: o.mock === true });
       budgetLimit(LOOP_ITERATIONS, o.maxIterations);
       budgetLimit(RING_BYTES, o.maxRingBytes);
       const files = programFiles(path);
@@ -444,6 +470,13 @@ export function register(program: Command, ctx: CliContext): void {
           checkTimelineOption(tl, { mock: true, inputs });
         }
       }
+      if (o.traceJson !== undefined) {
+        for (const f of files) {
+          const tj = timelineFileFor(o.traceJson, f, single);
+          if (!single) checkDirectoryRunOutput(tj, path, '--trace-json');
+          checkTraceJsonOption(tj, { mock: true, inputs });
+        }
+      }
       const reports: FlowReport[] = [];
       const failures: { file: string; error: ErrorJson }[] = [];
       let code: number = EXIT.OK;
@@ -451,11 +484,14 @@ export function register(program: Command, ctx: CliContext): void {
         try {
           const tl =
             o.timeline === undefined ? undefined : timelineFileFor(o.timeline, file, single);
-          const r = await runOne(file, o, out, out.tty && !o.json, inputs, tl);
+          const tj =
+            o.traceJson === undefined ? undefined : timelineFileFor(o.traceJson, file, single);
+          const r = await runOne(file, o, out, out.tty && !o.json, inputs, tl, tj);
           reports.push(r);
           if (!o.json) {
             for (const line of formatReport(out, r)) out.log(line);
             if (tl !== undefined) out.log(`  timeline: ${tl}`);
+            if (tj !== undefined) out.log(`  trace (Chrome trace event format, Perfetto): ${tj}`);
             out.log('');
           }
         } catch (e) {
