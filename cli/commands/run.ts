@@ -25,7 +25,7 @@ import {
 import {
   defaultRingBase,
   flowMock,
-  prepareFlow,
+  prepareCompiled,
   runPrepared,
   totalsOf,
   type FlowReport,
@@ -38,7 +38,9 @@ import { LOOP_ITERATIONS, RING_BYTES, budgetLimit, checkBudget } from '../budget
 import { badArg, numberArg, readProgramInput, withLocations } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, paint, table } from '../output.ts';
-import { progress } from '../progress.ts';
+import { phases } from '../progress.ts';
+import { parseProgram } from '../../compiler/ir/to-module.ts';
+import { PIPELINE, compile } from '../../compiler/passes/pipeline.ts';
 import {
   checkTimelineOption,
   checkTraceJsonOption,
@@ -326,32 +328,37 @@ async function runOne(
   file: string,
   o: RunOptions,
   out: Out,
-  tty: boolean,
   inputs: InputSet,
   timeline?: string,
   traceJson?: string,
 ): Promise<FlowReport> {
   const lowerOpts =
     o.dgeBackends === undefined ? {} : { availability: parseBackendList(o.dgeBackends) };
-  const input = readProgramInput(file, inputs);
-  const loops = loopIterationsOf(input.json);
+  const bar = phases({ label: basename(file), stream: out.errStream });
   try {
-    const limit = budgetLimit(LOOP_ITERATIONS, o.maxIterations);
-    checkBudget(LOOP_ITERATIONS, limit, loops.total, `${file} ${loops.where}`, loops.where);
-  } catch (e) {
-    throw withLocations(e, input);
-  }
-  let p: PreparedFlow;
-  try {
-    p = prepareFlow(input.json, { file, lower: lowerOpts });
-  } catch (e) {
-    throw withLocations(e, input);
-  }
-  checkBudget(RING_BYTES, budgetLimit(RING_BYTES, o.maxRingBytes), p.ringBytes, `${file} rings`);
-  const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
-  const device = deviceFor(o, p, ringBase);
-  const bar = progress({ label: basename(file), unit: 'DMAs', enabled: tty });
-  try {
+    bar.phase('parse');
+    const input = readProgramInput(file, inputs);
+    const loops = loopIterationsOf(input.json);
+    try {
+      const limit = budgetLimit(LOOP_ITERATIONS, o.maxIterations);
+      checkBudget(LOOP_ITERATIONS, limit, loops.total, `${file} ${loops.where}`, loops.where);
+    } catch (e) {
+      throw withLocations(e, input);
+    }
+    let p: PreparedFlow;
+    try {
+      const m = parseProgram(input.json, { file });
+      bar.phase('compile', 'passes', PIPELINE.length);
+      let passes = 0;
+      const compiled = compile(m, { onPass: () => bar.update(++passes, PIPELINE.length) });
+      bar.phase('lower');
+      p = prepareCompiled(compiled, { file, lower: lowerOpts });
+    } catch (e) {
+      throw withLocations(e, input);
+    }
+    checkBudget(RING_BYTES, budgetLimit(RING_BYTES, o.maxRingBytes), p.ringBytes, `${file} rings`);
+    const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
+    const device = deviceFor(o, p, ringBase);
     const report = await runPrepared(p, device, {
       ringBase,
       file,
@@ -360,6 +367,8 @@ async function runOne(
       allowInferred: o.allowInferred === true,
       trace: o.trace === true,
       lower: lowerOpts,
+      onPhase: (ph) =>
+        ph === 'run' ? bar.phase('run', 'DMAs', p.lowered.dmas.length) : bar.phase(ph),
       onProgress: (done, total) => bar.update(done, total),
     });
     if (timeline !== undefined) {
@@ -486,7 +495,7 @@ export function register(program: Command, ctx: CliContext): void {
             o.timeline === undefined ? undefined : timelineFileFor(o.timeline, file, single);
           const tj =
             o.traceJson === undefined ? undefined : timelineFileFor(o.traceJson, file, single);
-          const r = await runOne(file, o, out, out.tty && !o.json, inputs, tl, tj);
+          const r = await runOne(file, o, out, inputs, tl, tj);
           reports.push(r);
           if (!o.json) {
             for (const line of formatReport(out, r)) out.log(line);
