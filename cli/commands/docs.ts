@@ -102,7 +102,13 @@ function unitOf(profile: string, files: readonly RegFileModel[]): SearchUnit | n
     .filter(([file]) => files.some((f) => f.name === file))
     .map(([file, w]) => ({ file, offset: w.offset }))
     .sort((a, b) => a.offset - b.offset);
-  return windows.length ? { name: p.name, windows } : null;
+  const groups = p.engineGroups.map((g) => ({
+    first: g.first,
+    count: g.count,
+    base: g.base,
+    stride: g.stride,
+  }));
+  return windows.length ? { name: p.name, windows, groups } : null;
 }
 
 function run(ctx: CliContext, opts: DocsCliOptions): void {

@@ -41,6 +41,7 @@ import {
 } from '../device-options.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
+import { barLocation, nearestNames, parseAddress, wordsAtOffset } from '../address.ts';
 import { badArg } from '../input.ts';
 import { paint, table } from '../output.ts';
 import { registerExport } from './regs-export.ts';
@@ -235,17 +236,63 @@ function parseUint(text: string): number | undefined {
   return Number.isSafeInteger(v) ? v : undefined;
 }
 
+/** A register word a command line named: by path, by file offset or by BAR0 address. */
+interface ResolvedWord {
+  model: RegFileModel;
+  inst: RegisterInstance;
+  /** The engine a BAR0 address names. */
+  engine?: number;
+  /** How an address was read ("trn2 BAR0 0x82001084 = udma0 udma_m2s + 0x1084"). */
+  via?: string;
+}
+
 /**
- * The register word a path names: "M2S_Q[3].dwrr_cfg_2" (searched in every register file; the
- * paths of the three files do not collide), "udma_s2m:S2M_Q[0].cfg", or a path with --file.
+ * The register word a path or an address names: "M2S_Q[3].dwrr_cfg_2" (searched in every register
+ * file; the paths of the three files do not collide), "udma_s2m:S2M_Q[0].cfg", a path with --file;
+ * a byte offset within a register file ("0x1084", "udma_s2m:0x1054"); with `profile`, a BAR0
+ * address past every register file ("0x82001084": engine, file and offset from the profile).
  */
-function resolveWord(spec: string, file?: string): { model: RegFileModel; inst: RegisterInstance } {
+function resolveWord(spec: string, file?: string, profile?: string): ResolvedWord {
   let path = spec;
   let names = parseFiles(file);
   const colon = spec.indexOf(':');
   if (colon > 0) {
     names = parseFiles(spec.slice(0, colon));
     path = spec.slice(colon + 1);
+  }
+  const addr = parseAddress(path);
+  if (addr !== undefined) {
+    const largest = Math.max(...names.map((n) => regFile(n).size));
+    if (addr < largest || profile === undefined) {
+      const hits = wordsAtOffset(names, addr, spec);
+      if (hits.length > 1) {
+        throw badArg(
+          'path',
+          `offset ${hex(addr)} names a register in ${hits.map((h) => `${h.model.name} (${h.inst.path})`).join(' and ')}; say which`,
+          `file:offset (${hits.map((h) => `${h.model.name}:${hex(addr)}`).join(', ')}) or --file`,
+          spec,
+        );
+      }
+      return hits[0];
+    }
+    const loc = barLocation(profile, addr);
+    if (loc === null || !names.includes(loc.file)) {
+      throw new NxdmaError(
+        'REGISTER_UNKNOWN',
+        `${hex(addr)} is not in a UDMA register file (${names.join(', ')}) of profile ${profile}`,
+        {
+          where: spec,
+          expected: `a file offset (below ${hex(largest)}) or a BAR0 address of a register of ${profile}`,
+          actual: hex(addr),
+        },
+      );
+    }
+    const [hit] = wordsAtOffset([loc.file], loc.offset, spec);
+    return {
+      ...hit,
+      engine: loc.engine,
+      via: `${loc.profile} BAR0 ${hex(addr)} = udma${loc.engine} ${loc.file} + ${hex(loc.offset)}`,
+    };
   }
   const hits = names
     .map((n) => regFile(n))
@@ -261,19 +308,29 @@ function resolveWord(spec: string, file?: string): { model: RegFileModel; inst: 
     );
   }
   const stem = (path.split('.').pop() ?? path).replace(/\[\d*\]?/g, '').toLowerCase();
-  const near = names
+  let near = names
     .flatMap((n) => regFile(n).instances)
     .filter((i) => i.register.name.toLowerCase() === stem && !i.blockIndex && !i.index)
     .slice(0, 4)
     .map((i) => `${i.file}:${i.path}`);
+  if (near.length === 0) {
+    // a typo: the nearest register names, in the path as written
+    const raw = path.split('.').pop() ?? path;
+    const bare = raw.replace(/\[\d*\]?$/, '');
+    near = nearestNames(bare, names).map(
+      (n) => `${n.file}:${path.slice(0, path.length - raw.length)}${raw.replace(bare, n.name)}`,
+    );
+  }
   throw new NxdmaError(
     'REGISTER_UNKNOWN',
     `no register at path '${path}' in ${names.join(', ')}` +
       (near.length ? ` (did you mean ${near.join(', ')}?)` : ''),
     {
       where: spec,
-      expected: 'block.register, block[i].register or register[i] (see nxdma regs list)',
+      expected:
+        'block.register, block[i].register, register[i], a file offset (0x1084) or, with --profile, a BAR0 address (see nxdma regs list)',
       actual: path,
+      ...(near.length ? { suggestions: near } : {}),
     },
   );
 }
@@ -421,13 +478,44 @@ interface ReadOptions extends DeviceCliOptions {
   file?: string;
 }
 
-function read(ctx: CliContext, path: string, opts: ReadOptions): void {
-  const { inst } = resolveWord(path, opts.file);
-  withTarget(opts, false, (t) => {
+/**
+ * The options with the engine a BAR0 address named (an explicit, different --engine is refused).
+ */
+function engineFrom<T extends DeviceCliOptions>(opts: T, r: ResolvedWord, engineGiven: boolean): T {
+  if (r.engine === undefined) return opts;
+  if (engineGiven && parseUint(opts.engine) !== r.engine) {
+    throw badArg(
+      '--engine',
+      `--engine ${opts.engine} contradicts the address (${r.via})`,
+      `--engine ${r.engine}, or no --engine`,
+      opts.engine,
+    );
+  }
+  return { ...opts, engine: String(r.engine) };
+}
+
+/** True when the user gave --engine (not its default). */
+function engineGiven(cmd: Command | undefined): boolean {
+  return cmd?.getOptionValueSource('engine') === 'cli';
+}
+
+function read(ctx: CliContext, path: string, opts: ReadOptions, given = false): void {
+  const r = resolveWord(path, opts.file, opts.profile);
+  const { inst } = r;
+  withTarget(engineFrom(opts, r, given), false, (t) => {
     const h = handleFor(t, inst);
     const v = regsValue(inst, h.readRaw());
-    if (opts.json) ctx.out.json({ ...v, device: t.device.name, engine: t.engine });
-    else printValue(ctx, v, `  (${deviceLabel(t, inst.file)})`);
+    if (opts.json)
+      ctx.out.json({
+        ...v,
+        device: t.device.name,
+        engine: t.engine,
+        ...(r.via ? { via: r.via } : {}),
+      });
+    else {
+      if (r.via) ctx.out.log(r.via);
+      printValue(ctx, v, `  (${deviceLabel(t, inst.file)})`);
+    }
   });
 }
 
@@ -516,8 +604,16 @@ function parseAssignments(inst: RegisterInstance, args: readonly string[]): Reco
   return out;
 }
 
-function write(ctx: CliContext, path: string, assignments: string[], opts: WriteOptions): void {
-  const { inst } = resolveWord(path, opts.file);
+function write(
+  ctx: CliContext,
+  path: string,
+  assignments: string[],
+  options: WriteOptions,
+  given = false,
+): void {
+  const r = resolveWord(path, options.file, options.profile);
+  const { inst } = r;
+  const opts = engineFrom(options, r, given);
   const update = parseAssignments(inst, assignments);
   const reg = inst.register;
   if (reg.inferred && !opts.allowInferred) {
@@ -623,9 +719,10 @@ function decode(
   ctx: CliContext,
   path: string,
   value: string,
-  opts: { file?: string; json?: boolean },
+  opts: { file?: string; json?: boolean; profile?: string },
 ): void {
-  const { inst } = resolveWord(path, opts.file);
+  const r = resolveWord(path, opts.file, opts.profile);
+  const { inst } = r;
   const word = parseUint(value);
   if (word === undefined || word > 0xffffffff) {
     throw badArg(
@@ -636,8 +733,12 @@ function decode(
     );
   }
   const v = regsValue(inst, word);
-  if (opts.json) ctx.out.json(v);
-  else printValue(ctx, v);
+  if (opts.json)
+    ctx.out.json({ ...v, ...(r.engine !== undefined ? { engine: r.engine, via: r.via } : {}) });
+  else {
+    if (r.via) ctx.out.log(r.via);
+    printValue(ctx, v);
+  }
 }
 
 function deviceOptions(cmd: Command): Command {
@@ -652,7 +753,10 @@ function deviceOptions(cmd: Command): Command {
 
 const ACCESS_HELP = `
 A path is block.register, block[i].register or register[i] ("M2S_Q[3].dwrr_cfg_2",
-"priority_class_map[2]"), optionally prefixed by its file ("udma_s2m:S2M_Q[0].cfg").
+"priority_class_map[2]"), optionally prefixed by its file ("udma_s2m:S2M_Q[0].cfg"), or an
+address: a byte offset within a register file ("0x1084", "udma_s2m:0x1054") or, read through
+--profile, a BAR0 address ("0x82001084" = udma0 udma_m2s + 0x1084: M2S_Q[0].dwrr_cfg_2; the
+address names the engine). A path that names no register suggests the nearest names.
 Values are 0x... (hex), 0b... (binary) or decimal; a field with named values also takes a name.
 --mock starts a fresh mock device each run: it shows reset values and what a write does.`;
 
@@ -684,9 +788,11 @@ export function register(program: Command, ctx: CliContext): void {
   )
     .addHelpText(
       'after',
-      `\nExample:\n  $ nxdma regs read M2S_rd.desc_pref_cfg_2 --mock\n  $ nxdma regs read M2S_Q[3].dwrr_cfg_2 --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --engine 4 --json\n${ACCESS_HELP}`,
+      `\nExample:\n  $ nxdma regs read M2S_rd.desc_pref_cfg_2 --mock\n  $ nxdma regs read 0x82001084 --mock --profile trn2\n  $ nxdma regs read M2S_Q[3].dwrr_cfg_2 --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --engine 4 --json\n${ACCESS_HELP}`,
     )
-    .action((path: string, opts: ReadOptions) => read(ctx, path, opts));
+    .action((path: string, opts: ReadOptions, cmd: Command) =>
+      read(ctx, path, opts, engineGiven(cmd)),
+    );
 
   confirmationOption(
     deviceOptions(
@@ -715,8 +821,8 @@ export function register(program: Command, ctx: CliContext): void {
       'after',
       `\nExample:\n  $ nxdma regs write M2S_Q[3].dwrr_cfg_2 q_qos=5 --mock\n  $ nxdma regs write M2S_dwrr.cfg_sched en_dwrr=dwrr inc_factor=7 --mock --dry-run --json\n\nRead-only fields are refused (REGISTER_READ_ONLY); a register with anything inferred is\nrefused without --allow-inferred (REGISTER_INFERRED). Nothing is written when an argument is bad.\nOn --device a write needs --${HARDWARE_CONFIRMATION}; --dry-run maps the device read-only.\n${ACCESS_HELP}`,
     )
-    .action((path: string, assignments: string[], opts: WriteOptions) =>
-      write(ctx, path, assignments, opts),
+    .action((path: string, assignments: string[], opts: WriteOptions, cmd: Command) =>
+      write(ctx, path, assignments, opts, engineGiven(cmd)),
     );
 
   deviceOptions(
@@ -741,13 +847,15 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<path>', 'register path, e.g. M2S_dwrr.cfg_sched')
     .argument('<value>', 'the 32-bit value: 0x..., 0b... or decimal')
     .option('--file <name>', `register file: ${REGFILE_NAMES.join(' | ')} (default: found by path)`)
+    .option('--profile <name>', 'device profile that reads a BAR0 address given as <path> (trn2)')
     .option('--json', 'machine-readable output')
     .addHelpText(
       'after',
-      `\nExample:\n  $ nxdma regs decode M2S_dwrr.cfg_sched 0x00070211\n  $ nxdma regs decode udma_s2m:S2M_Q[0].cfg 0x03020000 --json\n${ACCESS_HELP}`,
+      `\nExample:\n  $ nxdma regs decode M2S_dwrr.cfg_sched 0x00070211\n  $ nxdma regs decode udma_s2m:S2M_Q[0].cfg 0x03020000 --json\n  $ nxdma regs decode 0x1084 0x00000004\n  $ nxdma regs decode 0x82001084 0x00000004 --profile trn2\n${ACCESS_HELP}`,
     )
-    .action((path: string, value: string, opts: { file?: string; json?: boolean }) =>
-      decode(ctx, path, value, opts),
+    .action(
+      (path: string, value: string, opts: { file?: string; json?: boolean; profile?: string }) =>
+        decode(ctx, path, value, opts),
     );
 
   registerExport(regs, ctx);

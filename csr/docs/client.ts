@@ -98,6 +98,16 @@ export interface SearchGap {
 export interface SearchUnit {
   readonly name: string;
   readonly windows: readonly { readonly file: string; readonly offset: number }[];
+  /**
+   * Where the units sit in BAR0 (the profile's engine groups: engines first..first+count-1, the
+   * unit of engine first+i at base + i x stride), so the search also reads BAR0 addresses.
+   */
+  readonly groups?: readonly {
+    readonly first: number;
+    readonly count: number;
+    readonly base: number;
+    readonly stride: number;
+  }[];
 }
 
 export interface SearchIndex {
@@ -141,6 +151,8 @@ export interface SearchResult {
   readonly provenance: string;
   readonly score: number;
   readonly note: string;
+  /** For a query that found nothing: the nearest name this result is for. */
+  readonly suggestion?: string;
 }
 
 export interface ClientLogic {

@@ -253,6 +253,16 @@ export function searchIndex(
           windows: unit.windows
             .filter((w) => names.has(w.file))
             .map((w) => ({ file: w.file, offset: w.offset })),
+          ...(unit.groups
+            ? {
+                groups: unit.groups.map((g) => ({
+                  first: g.first,
+                  count: g.count,
+                  base: g.base,
+                  stride: g.stride,
+                })),
+              }
+            : {}),
         };
   return { files: sfiles, gaps, unit: u };
 }

@@ -153,6 +153,16 @@ function renderIndex(site: DocsSite): string {
     ? `<h2>UDMA unit layout (${e(site.unit.name)})</h2><p>Addresses typed in the search box are also read ` +
       `as offsets inside one UDMA unit: ` +
       site.unit.windows.map((w) => `${code(w.file)} at unit + ${code(hex(w.offset))}`).join(', ') +
+      (site.unit.groups?.length
+        ? `; and as BAR0 addresses of ${e(site.unit.name)}: ` +
+          site.unit.groups
+            .map((g) =>
+              g.count === 1
+                ? `udma${g.first} at ${code(hex(g.base))}`
+                : `udma${g.first}..${g.first + g.count - 1} at ${code(hex(g.base))} + engine x ${code(hex(g.stride))}`,
+            )
+            .join(', ')
+        : '') +
       `.</p>`
     : '';
   const g = site.gaps;

@@ -292,9 +292,37 @@ var NxdmaDocs = (function () {
   /** Every reading of `addr` as a byte offset in a register file's window (and in the unit). */
   function addressResults(index, files, addr) {
     var out = [];
+    var unit = index.unit;
+    // a BAR0 address: the engine groups' units it may fall in (a file window decides below)
+    var bars = [];
+    if (unit && unit.groups) {
+      unit.groups.forEach(function (g) {
+        if (addr < g.base) return;
+        var i = g.stride > 0 ? Math.floor((addr - g.base) / g.stride) : 0;
+        if (i < g.count) bars.push({ engine: g.first + i, inUnit: addr - g.base - i * g.stride });
+      });
+    }
     files.forEach(function (file) {
       var readings = [{ off: addr, via: '' }];
-      var unit = index.unit;
+      bars.forEach(function (bar) {
+        unit.windows.forEach(function (w) {
+          if (w.file === file.name && bar.inUnit >= w.offset && bar.inUnit < w.offset + file.size) {
+            readings.push({
+              off: bar.inUnit - w.offset,
+              via:
+                unit.name +
+                ' BAR0 ' +
+                hex(addr) +
+                ' = udma' +
+                bar.engine +
+                ' ' +
+                file.name +
+                ' + ' +
+                hex(bar.inUnit - w.offset),
+            });
+          }
+        });
+      });
       if (unit) {
         unit.windows.forEach(function (w) {
           if (
@@ -528,11 +556,83 @@ var NxdmaDocs = (function () {
     return out;
   }
 
+  /** Levenshtein distance between two strings (case-insensitive). */
+  function editDistance(a, b) {
+    var s = a.toLowerCase();
+    var t = b.toLowerCase();
+    var prev = [];
+    for (var j = 0; j <= t.length; j++) prev.push(j);
+    for (var i = 1; i <= s.length; i++) {
+      var cur = [i];
+      for (var k = 1; k <= t.length; k++) {
+        cur.push(
+          Math.min(prev[k] + 1, cur[k - 1] + 1, prev[k - 1] + (s[i - 1] === t[k - 1] ? 0 : 1)),
+        );
+      }
+      prev = cur;
+    }
+    return prev[t.length];
+  }
+
+  /**
+   * For a query that found nothing: the results of the nearest register, block or field names to
+   * its last word (a typo such as "dwrr_cfg2"), each noted "did you mean ...".
+   */
+  function suggestions(index, files, text) {
+    var words = text.split(/\s+/);
+    var last = words[words.length - 1];
+    var segs = last.split('.');
+    var bare = segs[segs.length - 1].replace(/\[\d*\]?$/, '');
+    if (bare.length < 3) return [];
+    var names = {};
+    files.forEach(function (file) {
+      file.blocks.forEach(function (block) {
+        if (block.name !== null) names[block.name] = true;
+        block.regs.forEach(function (reg) {
+          names[reg.name] = true;
+          fieldsOf(reg).forEach(function (f) {
+            names[f] = true;
+          });
+        });
+      });
+    });
+    var max = Math.max(2, Math.floor(bare.length / 3));
+    var best = max + 1;
+    var near = [];
+    Object.keys(names)
+      .sort()
+      .forEach(function (n) {
+        var d = editDistance(bare, n);
+        if (d === 0 || d > max) return;
+        if (d < best) {
+          best = d;
+          near = [n];
+        } else if (d === best) near.push(n);
+      });
+    var out = [];
+    near.slice(0, 4).forEach(function (n) {
+      segs[segs.length - 1] = segs[segs.length - 1].replace(bare, n);
+      var q = words
+        .slice(0, -1)
+        .concat([segs.join('.')])
+        .join(' ');
+      nameResults(index, files, q).forEach(function (r) {
+        r.score = r.score / 100;
+        r.note = 'did you mean ' + n + '?' + (r.note ? '; ' + r.note : '');
+        r.suggestion = n;
+        out.push(r);
+      });
+    });
+    return out;
+  }
+
   /**
    * Searches the index. The query is a register path ("M2S_Q[3].dwrr_cfg_2", "dwrr_cfg_2.q_qos",
    * a prefix "dwrr"), words of the descriptions ("deficit counter"), or a byte address ("0x1084",
    * decimal "4228"): an address inside a repeated block resolves to the instance that holds it,
-   * and, with a unit layout, an address inside the UDMA unit resolves to its register file.
+   * and, with a unit layout, an address inside the UDMA unit resolves to its register file; with
+   * the profile's engine groups, a BAR0 address ("0x82001084") resolves to its engine, file and
+   * register. A query that finds nothing gets the nearest names ("dwrr_cfg2" -> dwrr_cfg_2).
    * A register-file name among the words ("s2m 0x1054", "udma_s2m:0x1054") limits the search to
    * that file. Results are sorted best first (then file, offset, path), at most `limit`.
    */
@@ -555,6 +655,7 @@ var NxdmaDocs = (function () {
     if (!num.error) out = addressResults(index, files, num.value);
     else if (text === '') out = [];
     else out = nameResults(index, files, text);
+    if (out.length === 0 && num.error && text !== '') out = suggestions(index, files, text);
     var order = index.files.map(function (f) {
       return f.name;
     });

@@ -23,6 +23,12 @@ export function trn2Unit(): SearchUnit {
     windows: Object.entries(p.windows)
       .map(([file, w]) => ({ file, offset: w.offset }))
       .sort((a, b) => a.offset - b.offset),
+    groups: p.engineGroups.map((g) => ({
+      first: g.first,
+      count: g.count,
+      base: g.base,
+      stride: g.stride,
+    })),
   };
 }
 
