@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-// The nxdma command. Runs the TypeScript sources directly through tsx's loader.
-import { register } from 'tsx/esm/api';
-
-register();
+// The nxdma command: runs the built JavaScript in dist/ (`npm run build`; `npm ci` builds it).
 // A closed pipe (`nxdma regs list | head`) ends the command quietly, as other Unix tools do.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (e) => {
@@ -10,5 +7,5 @@ for (const stream of [process.stdout, process.stderr]) {
     throw e;
   });
 }
-const { main } = await import('../cli/main.ts');
+const { main } = await import('../dist/cli/main.js');
 process.exitCode = await main(process.argv);

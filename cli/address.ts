@@ -9,12 +9,8 @@
  * and the nearest register names for a path that names none (`dwrr_cfg2` -> `dwrr_cfg_2`).
  */
 import { NxdmaError, hex } from '../common/errors.ts';
-import {
-  regFile,
-  type RegFileModel,
-  type RegFileName,
-  type RegisterInstance,
-} from '../csr/index.ts';
+import { regFile, type RegFileName } from '../csr/schema/files.ts';
+import type { RegFileModel, RegisterInstance } from '../csr/schema/model.ts';
 import { getProfile, type DeviceProfile, type UdmaRegisterFile } from '../csr/profiles.ts';
 
 /** A BAR0 address resolved through a profile. */

@@ -8,15 +8,13 @@
  *   device read-only, so a 0444 resource file is enough to inspect it;
  * - a command that writes a device (regs write, qos apply, qos restore, run) refuses to start
  *   without --i-understand-this-writes-to-hardware, before anything is read or opened.
+ *
+ * Opening the device is `openCliDevice` in `device-open.ts`, apart so that the commands that
+ * only register these options (and `regs decode`) do not load the mapped back end.
  */
 import type { Command } from 'commander';
 import { hex } from '../common/errors.ts';
-import {
-  openDevice,
-  type DgeCoreSpec,
-  type MemorySpec,
-  type MmioDevice,
-} from '../driver/mmio/index.ts';
+import type { MemorySpec } from '../driver/mmio/device.ts';
 import { badArg } from './input.ts';
 
 /** The confirmation a command that writes a device needs. */
@@ -121,30 +119,6 @@ export function parseMemoryOption(text: string): MemorySpec {
 /** The DMA-visible memory windows --memory declares (in order). */
 export function declaredMemory(o: DeviceChoice): MemorySpec[] {
   return (o.memory ?? []).map((t) => parseMemoryOption(t));
-}
-
-/**
- * Opens --device: read-only unless the command writes it. Everything the layout rules check
- * (docs/device.md) is checked by openDevice before anything is mapped.
- */
-export function openCliDevice(
-  o: DeviceChoice,
-  request: {
-    engines: readonly number[];
-    writes: boolean;
-    memory?: readonly MemorySpec[];
-    dgeCores?: readonly DgeCoreSpec[];
-  },
-): MmioDevice {
-  checkDeviceChoice(o, request.writes);
-  return openDevice({
-    path: o.device!,
-    profile: o.profile as 'trn2',
-    engines: request.engines,
-    memory: request.memory ?? [],
-    dgeCores: request.dgeCores ?? [],
-    readOnly: !request.writes,
-  });
 }
 
 /** "0x80000000+0x1000000" as a --memory option would say it. */

@@ -3,9 +3,21 @@
  * options, and reading a JSON input file (not a regular file or unreadable: BAD_ARGUMENT; not
  * JSON: the document's own code, PROGRAM_INVALID or PLAN_INVALID, naming line:column).
  */
-import { type ParseError, parseTree, findNodeAtLocation, printParseErrorCode } from 'jsonc-parser';
+import { createRequire } from 'node:module';
+import type { ParseError } from 'jsonc-parser';
 import { NxdmaError, type ErrorCode } from '../common/errors.ts';
 import { type InputSet, readInputText } from '../common/files.ts';
+
+type JsoncParser = typeof import('jsonc-parser');
+let jsoncModule: JsoncParser | undefined;
+
+/**
+ * jsonc-parser, loaded the first time an input file is located (only when a file has an error):
+ * the commands that never read a JSON input do not pay for it.
+ */
+function jsonc(): JsoncParser {
+  return (jsoncModule ??= createRequire(import.meta.url)('jsonc-parser') as JsoncParser);
+}
 
 /** A bad option, argument or file (exit code 2). */
 export function badArg(
@@ -57,10 +69,10 @@ const SYNTAX_WORDS: Record<string, string> = {
 /** The first syntax error of a JSON text, located (jsonc-parser in strict JSON mode). */
 function firstSyntaxError(text: string): { line: number; column: number; what: string } | null {
   const errors: ParseError[] = [];
-  parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
+  jsonc().parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
   if (errors.length === 0) return null;
   const e = errors[0];
-  const name = printParseErrorCode(e.error);
+  const name = jsonc().printParseErrorCode(e.error);
   return { ...lineColumn(text, e.offset), what: SYNTAX_WORDS[name] ?? name };
 }
 
@@ -125,10 +137,10 @@ export function pathSegments(text: string): (string | number)[] | null {
 export function locate(input: JsonInput, path: string): { line: number; column: number } | null {
   const segs = pathSegments(path);
   if (!segs) return null;
-  const tree = parseTree(input.text);
+  const tree = jsonc().parseTree(input.text);
   if (!tree) return null;
   for (let n = segs.length; n >= 0; n--) {
-    const node = findNodeAtLocation(tree, segs.slice(0, n));
+    const node = jsonc().findNodeAtLocation(tree, segs.slice(0, n));
     if (node) {
       // a property's key is where the eye goes: point at it when the node is a property value
       const at = node.parent?.type === 'property' ? node.parent.offset : node.offset;

@@ -4,6 +4,7 @@ import { CliExit, EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit.ts';
 import { makeOut, type Out } from './output.ts';
 import { ERROR_PREFIX, contractOut, errorJson, jsonRequested, reportError } from './contract.ts';
 import { commands } from './commands/index.ts';
+import { VERSION } from './version.ts';
 
 export interface CliContext {
   out: Out;
@@ -21,13 +22,17 @@ Every command that reports takes --json. Output is plain (no colour) when stdout
 terminal or NO_COLOR is set; progress bars appear on stderr of a terminal only. docs/cli.md
 describes every command.`;
 
-/** Builds the nxdma command tree. Each sub-command lives in its own file under cli/commands/. */
-export function buildProgram(ctx: CliContext): Command {
+/**
+ * Builds the nxdma command tree. Each sub-command lives in its own file under cli/commands/;
+ * `only` names the one to load in full (the others are listed by name and summary, unloaded);
+ * without it every sub-command is loaded.
+ */
+export async function buildProgram(ctx: CliContext, only?: string): Promise<Command> {
   const program = new Command('nxdma')
     .description(
       'nxdma: typed UDMA/DGE registers, QoS programming, a DMA compiler and a faithful mock device',
     )
-    .version('0.1.0')
+    .version(VERSION)
     .addHelpText('after', ROOT_HELP)
     // every command's help ends with the exit codes (this command and all sub-commands)
     .addHelpText('afterAll', `\n${EXIT_CODES_HELP}`)
@@ -39,8 +44,27 @@ export function buildProgram(ctx: CliContext): Command {
       outputError: (s, write) =>
         write(`${ERROR_PREFIX} [BAD_ARGUMENT]: ${s.replace(/^error: /, '')}`),
     });
-  for (const register of commands) register(program, ctx);
+  for (const entry of commands) {
+    if (only === undefined || entry.name === only) {
+      const { register } = await entry.load();
+      register(program, ctx);
+    } else {
+      program.command(entry.name).description(entry.summary);
+    }
+  }
   return program;
+}
+
+/**
+ * The sub-command argv names (`nxdma regs decode ...` -> 'regs', `nxdma help qos` -> 'qos'), or
+ * '' when there is none (`nxdma --help`, `nxdma --version`): the root takes no option values.
+ */
+export function subcommandOf(argv: string[]): string {
+  const args = argv.slice(2);
+  const i = args.findIndex((a) => !a.startsWith('-'));
+  if (i < 0) return '';
+  if (args[i] === 'help') return args.slice(i + 1).find((a) => !a.startsWith('-')) ?? '';
+  return args[i];
 }
 
 /** Runs the CLI on argv (as process.argv: node, script, ...args) and returns the exit code. */
@@ -48,8 +72,8 @@ export async function main(argv: string[], raw: Out = makeOut()): Promise<number
   const out = contractOut(raw);
   const json = jsonRequested(argv.slice(2));
   const ctx: CliContext = { out };
-  const program = buildProgram(ctx);
   try {
+    const program = await buildProgram(ctx, subcommandOf(argv));
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (e) {

@@ -3,44 +3,48 @@
  * tests), says what was wrong, where (file, JSON path, instruction id, register path, address) and
  * what was expected. Bad input never changes state: validate first, then write.
  */
-export type ErrorCode =
+/** Every stable error code, grouped as the docs list them (docs/driver.md, docs/cli.md). */
+export const ERROR_CODES = [
   // input and schema validation
-  | 'SCHEMA_INVALID'
-  | 'PROGRAM_INVALID'
-  | 'PLAN_INVALID'
-  | 'BAD_ARGUMENT'
-  | 'OUT_OF_RANGE'
+  'SCHEMA_INVALID',
+  'PROGRAM_INVALID',
+  'PLAN_INVALID',
+  'BAD_ARGUMENT',
+  'OUT_OF_RANGE',
   // a resource budget (loop iterations, register-array entries, ring memory) would be exceeded
-  | 'LIMIT_EXCEEDED'
+  'LIMIT_EXCEEDED',
   // register access
-  | 'REGISTER_READ_ONLY'
-  | 'REGISTER_WRITE_ONLY'
-  | 'REGISTER_UNKNOWN'
-  | 'REGISTER_INFERRED'
-  | 'MISALIGNED'
-  | 'OUT_OF_WINDOW'
+  'REGISTER_READ_ONLY',
+  'REGISTER_WRITE_ONLY',
+  'REGISTER_UNKNOWN',
+  'REGISTER_INFERRED',
+  'MISALIGNED',
+  'OUT_OF_WINDOW',
   // memory and rings
-  | 'MEMORY_UNMAPPED'
-  | 'MEMORY_OVERLAP'
-  | 'RING_INVALID'
-  | 'RING_FULL'
-  | 'QUEUE_STATE'
-  | 'ENGINE_ERROR'
-  | 'TIMEOUT'
+  'MEMORY_UNMAPPED',
+  'MEMORY_OVERLAP',
+  'RING_INVALID',
+  'RING_FULL',
+  'QUEUE_STATE',
+  'ENGINE_ERROR',
+  'TIMEOUT',
   // compiler
-  | 'COMPILE_ERROR'
-  | 'LOWER_ERROR'
+  'COMPILE_ERROR',
+  'LOWER_ERROR',
   // devices
-  | 'DEVICE_OPEN'
-  | 'DEVICE_UNAVAILABLE'
-  | 'DEVICE_PROFILE'
+  'DEVICE_OPEN',
+  'DEVICE_UNAVAILABLE',
+  'DEVICE_PROFILE',
   // flow
-  | 'VERIFY_FAILED'
+  'VERIFY_FAILED',
   // mapped devices (driver/mmio)
-  | 'DEVICE_CLOSED'
-  | 'DEVICE_READ_ONLY'
+  'DEVICE_CLOSED',
+  'DEVICE_READ_ONLY',
   // wire formats (16-byte BDs, 64-byte DGE descriptors, micro-ops, dge_host table entries)
-  | 'DESCRIPTOR_INVALID';
+  'DESCRIPTOR_INVALID',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ErrorDetails {
   /** Where: a file, JSON path, register path, instruction id or address, as text. */

@@ -16,7 +16,7 @@ export type {
   RegisterAccessEvent,
   RegisterFileCounters,
 } from './register-file.ts';
-export { MockUdmaUnit, MOCK_QUEUE_STATUS, INITIAL_RING_ID } from './udma-unit.ts';
+export { MockUdmaUnit, MOCK_QUEUE_STATUS } from './udma-unit.ts';
 export type {
   AutoRun,
   MockUdmaUnitOptions,
@@ -33,3 +33,5 @@ export { ServiceTrace } from './service-trace.ts';
 export type { ServiceTraceEntry } from './service-trace.ts';
 export { MockDgeCore, DgeHostWindow, DGE_CORE_KIND, DGE_BOOTED } from './dge-core.ts';
 export type { MockDgeCoreSpec } from './dge-core.ts';
+export { renderTimeline } from './timeline.ts';
+export type { TimelineEntry, TimelineLane, TimelineOptions, TimelineResult } from './timeline.ts';

@@ -35,12 +35,8 @@ import { InputSet } from '../../common/files.ts';
 import { badArg, readJsonFile, withLocations } from '../input.ts';
 import { paint, table } from '../output.ts';
 import { qosShowTimeline, type QosTimelineOptions } from '../qos-timeline.ts';
-import {
-  HARDWARE_CONFIRMATION,
-  checkDeviceChoice,
-  openCliDevice,
-  type DeviceChoice,
-} from '../device-options.ts';
+import { HARDWARE_CONFIRMATION, checkDeviceChoice, type DeviceChoice } from '../device-options.ts';
+import { openCliDevice } from '../device-open.ts';
 import { checkSnapshotTarget, readSnapshot, writeSnapshot } from '../snapshot-file.ts';
 
 interface CommonOptions {

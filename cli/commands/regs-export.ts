@@ -11,15 +11,9 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import {
-  EXPORT_FORMATS,
-  exportRegisters,
-  type ExportCounts,
-  type ExportFormat,
-} from '../../csr/export/index.ts';
+import { EXPORT_FORMATS, type ExportCounts, type ExportFormat } from '../../csr/export/common.ts';
 import { REGFILE_NAMES, schemaPath, type RegFileName } from '../../csr/schema/files.ts';
 import { hex } from '../../common/errors.ts';
-import { InputSet, writeOutputFile } from '../../common/files.ts';
 import type { CliContext } from '../main.ts';
 import { badArg, numberArg } from '../input.ts';
 
@@ -61,7 +55,7 @@ function parseEngine(v: string | undefined): number | undefined {
   return n;
 }
 
-function run(ctx: CliContext, opts: ExportCliOptions): void {
+async function run(ctx: CliContext, opts: ExportCliOptions): Promise<void> {
   if (opts.format === undefined) {
     throw badArg('--format', '--format is required', EXPORT_FORMATS.join(' | '));
   }
@@ -69,6 +63,11 @@ function run(ctx: CliContext, opts: ExportCliOptions): void {
     ?.flatMap((f) => f.split(','))
     .map((f) => f.trim())
     .filter(Boolean);
+  // the exporters load only when `regs export` runs (the other regs commands start faster)
+  const [{ exportRegisters }, { InputSet, writeOutputFile }] = await Promise.all([
+    import('../../csr/export/index.ts'),
+    import('../../common/files.ts'),
+  ]);
   const result = exportRegisters(opts.format, {
     files,
     profile: opts.profile,

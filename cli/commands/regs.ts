@@ -16,30 +16,21 @@
  */
 import type { Command } from 'commander';
 import { NxdmaError, hex } from '../../common/errors.ts';
+// Only what `regs list` and `regs decode` need is imported here; the mock, the mapped back end
+// and the driver's shadow load when a command opens a device (docs/packaging.md, start-up).
+import { fieldValue } from '../../csr/runtime/fields.ts';
+import { REGFILE_NAMES, isRegFileName, regFile, type RegFileName } from '../../csr/schema/files.ts';
 import {
-  REGFILE_NAMES,
-  fieldValue,
   findInstance,
-  isRegFileName,
-  regFile,
-  regFileMaps,
-  registerAt,
   type FieldModel,
   type RegFileModel,
-  type RegFileName,
   type RegisterInstance,
-} from '../../csr/index.ts';
+} from '../../csr/schema/model.ts';
 import type { Device, RegisterIO } from '../../csr/io.ts';
-import { getProfile } from '../../driver/mmio/index.ts';
-import { deviceShadow } from '../../driver/udma/shadow.ts';
+import type { AnyRegister } from '../../csr/runtime/types.ts';
+import { getProfile } from '../../csr/profiles.ts';
 import type { UdmaFileName } from '../../driver/udma/regs.ts';
-import {
-  HARDWARE_CONFIRMATION,
-  checkDeviceChoice,
-  confirmationOption,
-  openCliDevice,
-} from '../device-options.ts';
-import { MockDevice } from '../../mocks/index.ts';
+import { HARDWARE_CONFIRMATION, checkDeviceChoice, confirmationOption } from '../device-options.ts';
 import type { CliContext } from '../main.ts';
 import { barLocation, nearestNames, parseAddress, wordsAtOffset } from '../address.ts';
 import { badArg } from '../input.ts';
@@ -375,19 +366,34 @@ function printValue(ctx: CliContext, v: RegsValue, suffix = ''): void {
   }
 }
 
-/**
- * The device the options name: a fresh mock, or a mapped device file, read-only unless the
- * command `writes` (then --device needs the confirmation flag). Validated before opening.
- */
-function openTarget(
-  opts: DeviceCliOptions,
-  writes: boolean,
-): {
+/** A device opened for one command, with the engine and DGE core it addresses. */
+interface Target {
   device: Device;
   engine: number;
   core: number;
   close(): void;
-} {
+  /** The accessor of a register word over `io` (the accessor runtime, loaded with the device). */
+  handle(
+    inst: RegisterInstance,
+    io: RegisterIO,
+    opts: { hardware: boolean; allowInferred?: boolean },
+  ): AnyRegister;
+}
+
+/** The accessor runtime over the generated maps, loaded by the commands that open a device. */
+async function accessorRuntime(): Promise<Target['handle']> {
+  const [{ registerAt }, { regFileMaps }] = await Promise.all([
+    import('../../csr/runtime/accessor.ts'),
+    import('../../csr/generated/index.ts'),
+  ]);
+  return (inst, io, opts) => registerAt(regFileMaps[inst.file as RegFileName], io, inst.path, opts);
+}
+
+/**
+ * The device the options name: a fresh mock, or a mapped device file, read-only unless the
+ * command `writes` (then --device needs the confirmation flag). Validated before opening.
+ */
+async function openTarget(opts: DeviceCliOptions, writes: boolean): Promise<Target> {
   const engine = parseUint(opts.engine);
   if (engine === undefined) {
     throw badArg(
@@ -418,16 +424,18 @@ function openTarget(
   }
   checkDeviceChoice(opts, writes);
   if (opts.mock) {
+    const { MockDevice } = await import('../../mocks/device.ts');
     const device = new MockDevice({
       profile: opts.profile,
       engines: [engine],
       dgeCores: [{ core }],
     });
-    return { device, engine, core, close: () => undefined };
+    return { device, engine, core, close: () => undefined, handle: await accessorRuntime() };
   }
   getProfile(opts.profile);
+  const { openCliDevice } = await import('../device-open.ts');
   const device = openCliDevice(opts, { engines: [engine], writes });
-  return { device, engine, core, close: () => device.dispose() };
+  return { device, engine, core, close: () => device.dispose(), handle: await accessorRuntime() };
 }
 
 function windowOf(t: { device: Device; engine: number; core: number }, file: string): RegisterIO {
@@ -450,12 +458,12 @@ function deviceLabel(t: { device: Device; engine: number; core: number }, file: 
     : `${t.device.name}, engine ${t.engine}`;
 }
 
-function withTarget<T>(
+async function withTarget<T>(
   opts: DeviceCliOptions,
   writes: boolean,
-  f: (t: ReturnType<typeof openTarget>) => T,
-): T {
-  const t = openTarget(opts, writes);
+  f: (t: Target) => T,
+): Promise<T> {
+  const t = await openTarget(opts, writes);
   try {
     return f(t);
   } finally {
@@ -463,15 +471,8 @@ function withTarget<T>(
   }
 }
 
-function handleFor(
-  t: ReturnType<typeof openTarget>,
-  inst: RegisterInstance,
-  allowInferred = false,
-) {
-  return registerAt(regFileMaps[inst.file as RegFileName], windowOf(t, inst.file), inst.path, {
-    hardware: t.device.isHardware,
-    allowInferred,
-  });
+function handleFor(t: Target, inst: RegisterInstance, allowInferred = false) {
+  return t.handle(inst, windowOf(t, inst.file), { hardware: t.device.isHardware, allowInferred });
 }
 
 interface ReadOptions extends DeviceCliOptions {
@@ -499,10 +500,15 @@ function engineGiven(cmd: Command | undefined): boolean {
   return cmd?.getOptionValueSource('engine') === 'cli';
 }
 
-function read(ctx: CliContext, path: string, opts: ReadOptions, given = false): void {
+async function read(
+  ctx: CliContext,
+  path: string,
+  opts: ReadOptions,
+  given = false,
+): Promise<void> {
   const r = resolveWord(path, opts.file, opts.profile);
   const { inst } = r;
-  withTarget(engineFrom(opts, r, given), false, (t) => {
+  await withTarget(engineFrom(opts, r, given), false, (t) => {
     const h = handleFor(t, inst);
     const v = regsValue(inst, h.readRaw());
     if (opts.json)
@@ -604,13 +610,13 @@ function parseAssignments(inst: RegisterInstance, args: readonly string[]): Reco
   return out;
 }
 
-function write(
+async function write(
   ctx: CliContext,
   path: string,
   assignments: string[],
   options: WriteOptions,
   given = false,
-): void {
+): Promise<void> {
   const r = resolveWord(path, options.file, options.profile);
   const { inst } = r;
   const opts = engineFrom(options, r, given);
@@ -628,7 +634,8 @@ function write(
       },
     );
   }
-  withTarget(opts, opts.dryRun !== true, (t) => {
+  const { deviceShadow } = await import('../../driver/udma/shadow.ts');
+  await withTarget(opts, opts.dryRun !== true, (t) => {
     // The runtime decides the word (modify: read, fields replaced; write: from the reset word);
     // the capture records it, and forwards it unless this is a dry run. A UDMA register is written
     // through the device's register shadow, so the shadow stays true.
@@ -638,7 +645,7 @@ function write(
         ? raw
         : deviceShadow(t.device).bind(t.engine, inst.file as UdmaFileName, raw);
     const cap = new WriteCapture(io, !opts.dryRun);
-    const h = registerAt(regFileMaps[inst.file as RegFileName], cap, inst.path, {
+    const h = t.handle(inst, cap, {
       hardware: t.device.isHardware,
       allowInferred: opts.allowInferred,
     });
@@ -676,7 +683,7 @@ interface DumpOptions extends DeviceCliOptions {
   block?: string;
 }
 
-function dump(ctx: CliContext, opts: DumpOptions): void {
+async function dump(ctx: CliContext, opts: DumpOptions): Promise<void> {
   let files = opts.file
     ? parseFiles(opts.file)
     : opts.mock
@@ -695,7 +702,7 @@ function dump(ctx: CliContext, opts: DumpOptions): void {
     }
     files = with_;
   }
-  withTarget(opts, false, (t) => {
+  await withTarget(opts, false, (t) => {
     const out: (RegsValue & { device: string })[] = [];
     for (const n of files) {
       const model = regFile(n);

@@ -20,8 +20,8 @@ import {
   checkDeviceChoice,
   declaredMemory,
   memoryText,
-  openCliDevice,
 } from '../device-options.ts';
+import { openCliDevice } from '../device-open.ts';
 import {
   defaultRingBase,
   flowMock,

@@ -8,7 +8,8 @@ import type { Device } from '../../csr/io.ts';
 import { UdmaEngine, formatDump } from '../../driver/udma/index.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
-import { checkDeviceChoice, openCliDevice } from '../device-options.ts';
+import { checkDeviceChoice } from '../device-options.ts';
+import { openCliDevice } from '../device-open.ts';
 import { badArg } from '../input.ts';
 
 interface UdmaOptions {

@@ -6,6 +6,7 @@
  * seeds' InstDMA offsets become named fields), tensors and queues referenced directly, arrays
  * indexed by ids instead of maps, no per-instruction closures.
  */
+import type { MemcopyCarveoutCfg, MemcopyDmaCfg } from '../../csr/formats/dge-local-regs.ts';
 import type { AccessPattern } from './access-pattern.ts';
 import {
   DGEType,
@@ -216,6 +217,10 @@ export interface ModuleOptions {
   dgeHostTables: DgeHostTables | 'device' | null;
   /** cc_cce_reduce_prio_pkt_size[0..4] (bytes; 0 uncapped). */
   cceReducePrioPktSize: readonly number[];
+  /** MEMCOPY_CARVEOUT_CFG (local register 39) and its reserved descriptors. */
+  memcopyCarveoutCfg: MemcopyCarveoutCfg;
+  /** MEMCOPY_DMA_CFG (local register 40). */
+  memcopyDmaCfg: MemcopyDmaCfg;
 }
 
 /** The DGE host-private tables (seed 004 §7.2) as the data path reads them. */

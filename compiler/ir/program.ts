@@ -321,6 +321,27 @@ export const OptionsSchema = z
       .describe(
         "the DGE host tables the flow applies to the data path; 'device' reads them from DGE core 0 of the device (docs/flow.md)",
       ),
+    memcopyCarveoutCfg: z
+      .object({
+        offset: z.number().int().min(0).max(0xffff).default(0),
+        size: z.number().int().min(0).max(0xffff).default(0xffff),
+        reserved: z.number().int().min(0).max(0xffff).default(0),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'MEMCOPY_CARVEOUT_CFG (local register 39): the DGE Pool carveout offset and size in descriptors (64-byte aligned), minus reserved descriptors; default offset 0, size 65535, reserved 0',
+      ),
+    memcopyDmaCfg: z
+      .object({
+        dmas: z.number().int().min(0).max(0xffff).default(0xffff),
+        queues: z.number().int().min(0).max(0xffff).default(0xffff),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'MEMCOPY_DMA_CFG (local register 40): lo16 the DMAs (channels) the DGE engine may use, hi16 the queues; default 0xFFFF each',
+      ),
     cceReducePrioPktSize: z
       .array(
         z

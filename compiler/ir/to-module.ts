@@ -5,6 +5,11 @@
  * path from a program to IR: parseProgram (JSON) and ProgramBuilder (code) both end here.
  * Every problem is reported with its JSON path, all at once, before anything is built.
  */
+import {
+  DEFAULT_CARVEOUT_CFG,
+  DEFAULT_DMA_CFG,
+  carveoutProblem,
+} from '../../csr/formats/dge-local-regs.ts';
 import { DMAQoSClass } from '../../csr/formats/qos-class.ts';
 import { AccessPattern } from './access-pattern.ts';
 import {
@@ -104,7 +109,19 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
               mailboxes: (o.dgeHostTables.mailboxes ?? []).map((x) => ({ ...x })),
             },
     cceReducePrioPktSize: o.cceReducePrioPktSize ? [...o.cceReducePrioPktSize] : [0, 0, 0, 0, 0],
+    memcopyCarveoutCfg: o.memcopyCarveoutCfg
+      ? { ...o.memcopyCarveoutCfg }
+      : { ...DEFAULT_CARVEOUT_CFG },
+    memcopyDmaCfg: o.memcopyDmaCfg ? { ...o.memcopyDmaCfg } : { ...DEFAULT_DMA_CFG },
   };
+  // MEMCOPY_CARVEOUT_CFG: "The carveout must be aligned to 64 bytes, a DMA restriction"
+  const cp = carveoutProblem(options.memcopyCarveoutCfg);
+  if (cp !== null) {
+    issue(
+      `$.options.memcopyCarveoutCfg.${cp.field}`,
+      `expected ${cp.expected}, got ${String(cp.actual)}`,
+    );
+  }
   const m = new Module(p.name, arch, options);
 
   // --- memory ---

@@ -4,11 +4,17 @@
  * INDIRECT1D, GATHER_XPOSE). Records come from csr/formats (dge-ops.ts, dge-desc.ts), the one home
  * of their layouts; this file only fills them.
  *
+ * The GENERATEs follow the seed (§5.1, §0): "one GENERATE = one data BD", its %s "resolves to RD
+ * (M2S, addr = source) or WR (S2M, addr = destination)" by the transfer's direction ("READ =
+ * HBM→local", "WRITE = local→HBM"); "for an indirect gather, one GENERATE per gathered row". So a
+ * channel program of an affine nest issues one GENERATE (the descriptor program's data
+ * descriptor), and an indexed program one GENERATE per indexed row, each followed by its DIMPUSHes.
+ *
  * nxdma's choices where the seed is silent (docs/lowering.md):
- * - a channel program issues two GENERATEs, RD (the M2S half, addr = source) then WR (the S2M
- *   half, addr = destination), so the stream names both ends of the copy;
+ * - the direction is WR when the destination is DRAM and the source is not, RD otherwise (DRAM ->
+ *   DRAM and on-chip -> on-chip copies read: their GENERATE names the source);
  * - the REGWRITE (ArchLevel < 40) writes MEMCOPY_DMA_CFG (local register 40, byte offset 0xA0):
- *   lo16 = the DMA channels the queue may use, hi16 = 0xFFFF (the ring placement is the driver's);
+ *   lo16 = the DMA channels the DMA may use, hi16 = the queues (options.memcopyDmaCfg);
  * - DIMPUSHes are issued innermost dimension first (k advances per DIMPUSH: k = 0 is the inner
  *   dim of the descriptor's [inner, outer] arrays).
  */
@@ -19,12 +25,16 @@ import {
   type DgeDescriptor,
 } from '../../csr/formats/dge-desc.ts';
 import { MicroOpDir, dimpush, type MicroOp } from '../../csr/formats/dge-ops.ts';
+import {
+  MEMCOPY_DMA_CFG,
+  MEMCOPY_DMA_CFG_OFFSET,
+  packDmaCfg,
+} from '../../csr/formats/dge-local-regs.ts';
 import { DstReduce } from '../ir/enums.ts';
 import type { Nest } from './shape.ts';
 
 /** AWS_NEURON_ISA_XT_MEMCOPY_DMA_CFG is local register 40 (seed 004 §5.4); registers are 4 bytes. */
-export const MEMCOPY_DMA_CFG = 40;
-export const MEMCOPY_DMA_CFG_OFFSET = MEMCOPY_DMA_CFG * 4;
+export { MEMCOPY_DMA_CFG, MEMCOPY_DMA_CFG_OFFSET };
 
 /** No semaphore (sem_num -1). */
 const NO_SEM = -1;
@@ -43,7 +53,11 @@ export interface EmitContext {
   channel: number;
   /** Channels the queue may use (lo16 of MEMCOPY_DMA_CFG). */
   channelMask: number;
+  /** The queues the DGE engine may use (hi16 of MEMCOPY_DMA_CFG). */
+  queueMask: number;
   regwrite: boolean;
+  /** The transfer's direction: RD (addr = source) or WR (addr = destination). */
+  dir: number;
   priorityClass: number;
   dtype: number;
   computeOp: number;
@@ -51,33 +65,38 @@ export interface EmitContext {
   dstBound: BoundCheck;
 }
 
-/** [REGWRITE]? GENERATE RD, GENERATE WR: the head of every channel program. */
-function head(ctx: EmitContext, elemSize: number, src: number, dst: number, out: MicroOp[]): void {
-  const d = ctx.channel;
-  if (ctx.regwrite) {
-    out.push({
-      op: 'REGWRITE',
-      dma: d,
-      reg: MEMCOPY_DMA_CFG_OFFSET,
-      value: ((0xffff << 16) | (ctx.channelMask & 0xffff)) >>> 0,
-    });
-  }
+/** The [REGWRITE] at the head of a channel program (ArchLevel < 40). */
+function regwrite(ctx: EmitContext, out: MicroOp[]): void {
+  if (!ctx.regwrite) return;
+  out.push({
+    op: 'REGWRITE',
+    dma: ctx.channel,
+    reg: MEMCOPY_DMA_CFG_OFFSET,
+    value: packDmaCfg({ dmas: ctx.channelMask & 0xffff, queues: ctx.queueMask }),
+  });
+}
+
+/** One GENERATE: one data descriptor, addr by the direction (RD: source, WR: destination). */
+function generate(
+  ctx: EmitContext,
+  elemSize: number,
+  src: number,
+  dst: number,
+  out: MicroOp[],
+): void {
   out.push({
     op: 'GENERATE',
-    dma: d,
-    dir: MicroOpDir.RD,
+    dma: ctx.channel,
+    dir: ctx.dir,
     elem_size: elemSize,
     sem_num: NO_SEM,
-    addr: src,
+    addr: ctx.dir === MicroOpDir.WR ? dst : src,
   });
-  out.push({
-    op: 'GENERATE',
-    dma: d,
-    dir: MicroOpDir.WR,
-    elem_size: elemSize,
-    sem_num: NO_SEM,
-    addr: dst,
-  });
+}
+
+/** The direction of a transfer: WR when it writes DRAM from on-chip memory, else RD. */
+export function transferDir(srcIsDram: boolean, dstIsDram: boolean): number {
+  return dstIsDram && !srcIsDram ? MicroOpDir.WR : MicroOpDir.RD;
 }
 
 /**
@@ -87,7 +106,8 @@ function head(ctx: EmitContext, elemSize: number, src: number, dst: number, out:
  */
 export function nestMicroOps(ctx: EmitContext, n: Nest, dims: number): MicroOp[] {
   const out: MicroOp[] = [];
-  head(ctx, n.elemSize, n.srcAddr, n.dstAddr, out);
+  regwrite(ctx, out);
+  generate(ctx, n.elemSize, n.srcAddr, n.dstAddr, out);
   const depth = Math.max(n.srcNum.length, n.dstNum.length, dims);
   for (let k = 0; k < depth; k++) {
     out.push(
@@ -101,26 +121,33 @@ export function nestMicroOps(ctx: EmitContext, n: Nest, dims: number): MicroOp[]
   return out;
 }
 
+/** One indexed row of an indirect (or gather-transpose) program: its two addresses. */
+export interface IndexedRow {
+  src: number;
+  dst: number;
+}
+
 /**
- * The micro-op stream of an indexed row copy: the row dim, then the index dim (the index values
- * themselves are the descriptor's: idx_addr), then [1,1][0,0] up to the backend's `dims`.
+ * The micro-op stream of an indexed program: one GENERATE per indexed row ("for an indirect
+ * gather, one GENERATE per gathered row", seed 004 §5.1), each followed by the row's DIMPUSHes:
+ * the row dim [rowElems, rowElems][1, dstRowStep], then [1,1][0,0] up to the backend's `dims`.
+ * `rows` are the rows' addresses, from the index tensor's values.
  */
 export function indirectMicroOps(
   ctx: EmitContext,
   dims: number,
   elemSize: number,
-  src: number,
-  dst: number,
+  rows: readonly IndexedRow[],
   rowElems: number,
-  numIdx: number,
-  srcStep: number,
-  dstStep: number,
+  dstRowStep = 1,
 ): MicroOp[] {
   const out: MicroOp[] = [];
-  head(ctx, elemSize, src, dst, out);
-  out.push(dimpush(ctx.channel, [rowElems, rowElems], [1, 1]));
-  out.push(dimpush(ctx.channel, [numIdx, numIdx], [srcStep, dstStep]));
-  for (let k = 2; k < dims; k++) out.push(dimpush(ctx.channel, [1, 1], [0, 0]));
+  regwrite(ctx, out);
+  for (const r of rows) {
+    generate(ctx, elemSize, r.src, r.dst, out);
+    out.push(dimpush(ctx.channel, [rowElems, rowElems], [1, dstRowStep]));
+    for (let k = 1; k < dims; k++) out.push(dimpush(ctx.channel, [1, 1], [0, 0]));
+  }
   return out;
 }
 

@@ -26,9 +26,10 @@ import {
   type BoundCheck,
   type DgeDescriptor,
 } from '../../csr/formats/dge-desc.ts';
+import { carveoutCapacity } from '../../csr/formats/dge-local-regs.ts';
 import { toPriorityClass } from '../../csr/formats/qos-class.ts';
 import type { AccessPattern } from '../ir/access-pattern.ts';
-import { DTYPE_CODE, DstReduce, TransposeKind } from '../ir/enums.ts';
+import { DTYPE_CODE, DstReduce, MemoryType, TransposeKind } from '../ir/enums.ts';
 import type { Block, DmaQueue, Instr, Module, Region, Tensor } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
 import {
@@ -47,6 +48,8 @@ import {
   nestDescriptors,
   nestMicroOps,
   type EmitContext,
+  transferDir,
+  type IndexedRow,
   type IndirectFields,
 } from './emit.ts';
 import { countPieces, walkOf, walkRanges, type Walk } from './expand.ts';
@@ -245,7 +248,9 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     // the backend availability table: the ArchLevel's default, then the program's, then the caller's
     avail: { ...availabilityFor(m.arch), ...m.options.backends, ...opts.availability },
     maxPerPacket: opts.maxDescPerPacket ?? DEFAULT_MAX_DESC_PER_PACKET,
-    carveout: opts.carveoutDescriptors ?? DEFAULT_CARVEOUT_DESCRIPTORS,
+    // MEMCOPY_CARVEOUT_CFG: "The size of the carveout region (minus the reserved ones) limits the
+    // maximum number of descriptors in a single memcopy"
+    carveout: opts.carveoutDescriptors ?? carveoutCapacity(m.options.memcopyCarveoutCfg),
     ringSize: opts.ringSize ?? DEFAULT_RING_SIZE,
     maxNests: opts.maxNests ?? DEFAULT_MAX_NESTS,
     keep: opts.keepRecords !== false,
@@ -416,12 +421,14 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   // the queue's channels, ANDed with what the DGE mailboxes leave this priority (seed 004 §7.2:
   // "if the DGE operation's priority > the mailbox priority, AND-mask the 16-bit DMA bitmask")
   let channelMask = channels >= 16 ? 0xffff : (1 << channels) - 1;
+  // MEMCOPY_DMA_CFG lo16: "which DMAs in the TPB may be used by this engine"
+  if (dge) channelMask &= m.options.memcopyDmaCfg.dmas;
   if (dge && ctx.dmaMask !== null) channelMask &= ctx.dmaMask(priorityClass);
   if (dge && channelMask === 0) {
     throw lowerError(
       lab,
-      `the DGE mailboxes leave priority class ${priorityClass} no DMA channel of the queue's ${channels}`,
-      'at least one DMA channel enabled (mailbox bitmask AND the queue channels)',
+      `MEMCOPY_DMA_CFG and the DGE mailboxes leave priority class ${priorityClass} no DMA channel of the queue's ${channels}`,
+      'at least one DMA channel enabled (MEMCOPY_DMA_CFG lo16 AND mailbox bitmask AND the queue channels)',
       0,
     );
   }
@@ -430,7 +437,12 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
   const ec: EmitContext = {
     channel: 0,
     channelMask,
+    queueMask: m.options.memcopyDmaCfg.queues,
     regwrite: hasRegwrite(m.arch),
+    dir: transferDir(
+      src.tensor.region.memType === MemoryType.DRAM,
+      dst.tensor.region.memType === MemoryType.DRAM,
+    ),
     priorityClass,
     dtype: DTYPE_CODE[src.tensor.dtype],
     computeOp: COMPUTE_OP[I.dstReduce],
@@ -546,20 +558,29 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     const xAddr = X.tensor.address;
     const yAddr = Y.tensor.address + sp.inner.baseElem * elemSize;
     // the channel program of one indexed row stream (kept only when the records are)
-    const indirectOps = (f: IndirectFields): MicroOp[] =>
-      ctx.keep
-        ? indirectMicroOps(
-            ec,
-            BACKEND_DIMS[backend],
-            f.elemSize,
-            f.src,
-            f.dst,
-            f.rowElems,
-            f.numIdx,
-            f.srcStep,
-            f.dstStep,
-          )
-        : [];
+    // the channel program of one indexed row stream (kept only when the records are): one
+    // GENERATE per indexed row, its addresses from the index tensor's values (read-only: init)
+    const idxValues = idxT.init ?? [];
+    const indirectOps = (f: IndirectFields, xpose: boolean): MicroOp[] => {
+      if (!ctx.keep) return [];
+      const rows: IndexedRow[] = [];
+      const g = f.side === IndirectSide.GATHER;
+      for (let i = 0; i < f.numIdx; i++) {
+        const r = idxValues[i] ?? 0;
+        rows.push({
+          src: f.src + (g ? r : i) * f.srcStep * f.elemSize,
+          dst: xpose ? f.dst + i * f.elemSize : f.dst + (g ? i : r) * f.dstStep * f.elemSize,
+        });
+      }
+      return indirectMicroOps(
+        ec,
+        BACKEND_DIMS[backend],
+        f.elemSize,
+        rows,
+        f.rowElems,
+        xpose ? f.dstStep : 1,
+      );
+    };
     if (gatherXpose && dge) {
       const rowElems = fx.nums.length === 0 ? 1 : fx.nums[0];
       const rowOk = fx.nums.length === 0 || (fx.nums.length === 1 && fx.steps[0] === 1);
@@ -596,7 +617,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
       nextChannel();
       const d = gatherXposeDescriptor(ec, f);
       gatherCheck(lab, d, idxT);
-      addStream(indirectOps(f), null, [d]);
+      addStream(indirectOps(f, true), null, [d]);
     } else {
       // rows: pair the indexed side's free dims with the direct side's inner block
       const rowNest = gather
@@ -640,7 +661,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
           }
           if (dge) {
             nextChannel();
-            addStream(indirectOps(f), null, [indirectDescriptor(ec, f)]);
+            addStream(indirectOps(f, false), null, [indirectDescriptor(ec, f)]);
           } else {
             walks.push({
               type: 'indirect',

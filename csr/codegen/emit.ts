@@ -86,7 +86,12 @@ function emitRegister(r: RegisterModel, block: BlockModel | null, indent: string
   for (const f of r.fields) {
     const fm = m.fields[f.name];
     s += doc([fieldDoc(f)], i3);
-    s += `${i3}${f.name}: { lsb: ${fm.lsb}, width: ${fm.width}, access: '${fm.access}', reset: ${literal(fm.reset)}, inferred: ${fm.inferred} },\n`;
+    const values = fm.values
+      ? `, values: { ${Object.entries(fm.values)
+          .map(([n, v]) => `${/^[A-Za-z_$][\w$]*$/.test(n) ? n : `'${n}'`}: ${v}`)
+          .join(', ')} }`
+      : '';
+    s += `${i3}${f.name}: { lsb: ${fm.lsb}, width: ${fm.width}, access: '${fm.access}', reset: ${literal(fm.reset)}, inferred: ${fm.inferred}${values} },\n`;
   }
   s += `${i2}},\n`;
   s += `${indent}},\n`;

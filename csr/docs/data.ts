@@ -23,7 +23,7 @@ import type {
 
 /** What each provenance means, for badges' tooltips and legends. */
 export const PROVENANCE_TITLES: Readonly<Record<Provenance, string>> = {
-  seed: 'seed: stated in the Cayman UDMA schema (seed 004)',
+  seed: 'seed: stated in the vendor sources (the Cayman UDMA CSR schemas; docs/sources.md)',
   public: 'public: stated in the publicly released Linux driver',
   inferred:
     'inferred: our own reading by analogy, unverified; tools never write it to hardware without an explicit opt-in',

@@ -120,7 +120,7 @@ const direct2dBody = {
   priority_class: {
     type: 'dma_configs',
     offset: 12,
-    doc: 'DMA_CONFIGS: priority_class[2:0], reserved[7:3] zero (seed: +12)',
+    doc: 'DMA_CONFIGS: priority_class[2:0], reserved[7:3] zero (firmware: +12)',
   },
   src_bound_check: { type: 'bound_check', offset: 13, doc: 'BOUND_CHECK_REG of the source' },
   dst_bound_check: { type: 'bound_check', offset: 14, doc: 'BOUND_CHECK_REG of the destination' },
@@ -217,7 +217,7 @@ export const INDIRECT1D_LAYOUT = {
     priority_class: {
       type: 'dma_configs',
       offset: 61,
-      doc: 'DMA_CONFIGS: priority_class[2:0], reserved[7:3] zero (seed: +61)',
+      doc: 'DMA_CONFIGS: priority_class[2:0], reserved[7:3] zero (firmware: +61)',
     },
     dst_bound_check: {
       type: 'bound_check',
@@ -250,7 +250,7 @@ export const GATHER_XPOSE_LAYOUT = {
     priority_class: {
       type: 'dma_configs',
       offset: 13,
-      doc: 'DMA_CONFIGS: priority_class[2:0], reserved[7:3] zero (seed: +13)',
+      doc: 'DMA_CONFIGS: priority_class[2:0], reserved[7:3] zero (firmware: +13)',
     },
     dst_bound_check: {
       type: 'bound_check',

@@ -2,7 +2,7 @@
 import type { RegFileMap } from '../schema/map.ts';
 
 /**
- * dge_host: The DGE host-private table in device DRAM, relative to the core's dram_base (seed 004 §7.2). Two tables of 32-bit words; the window size 0x40 (the smallest 64-byte multiple that holds both) is our choice.
+ * dge_host: The DGE host-private table in device DRAM, relative to the core's dram_base (the DGE host API of the Neuron runtime, nrtucode_core_dge_set_priority_class_map; see docs/sources.md). Two tables of 32-bit words; the window size 0x40 (the smallest 64-byte multiple that holds both) is our choice.
  *
  * Window 0x40 bytes.
  */

@@ -2,7 +2,7 @@
 import type { RegFileMap } from '../schema/map.ts';
 
 /**
- * udma_m2s: UDMA memory-to-stream (TX) half: engine configuration, the three RR/QoS arbiters, the two-level rate limiter and 16 queues (seed 004 §7.3, §8; spec/REGISTERS.md). Single-block BundleSizeInBytes values are the distance to the next known block.
+ * udma_m2s: UDMA memory-to-stream (TX) half: engine configuration, the three RR/QoS arbiters, the two-level rate limiter and 16 queues (the Cayman UDMA CSR schema udma_m2s.json, see docs/sources.md). Single-block BundleSizeInBytes values are the distance to the next known block.
  *
  * Window 0x20000 bytes.
  */
@@ -13,7 +13,7 @@ export const udma_m2s = {
     /**
      * AXI master high-priority control.
      *
-     * Base 0x0 · base provenance inferred (The seed names AXI_M2S_MLA ... high_priority.enable at 0x08; the block base 0x000 is inferred.)
+     * Base 0x0 · base provenance inferred (The CSR schema names AXI_M2S_MLA ... high_priority.enable at 0x08; the block base 0x000 is inferred.)
      */
     AXI_M2S_MLA: {
       base: 0x0,
@@ -22,7 +22,7 @@ export const udma_m2s = {
       indexed: false,
       registers: {
         /**
-         * High-priority descriptor-fetch candidates (seed 004 §7.3, §11).
+         * High-priority descriptor-fetch candidates (CSR schema).
          *
          * offset 0x8 in AXI_M2S_MLA (instance 0 at 0x8) · RW · reset 0x0 (not every bit known) · provenance inferred (block base)
          */
@@ -280,13 +280,41 @@ export const udma_m2s = {
           addressInferred: false,
           fields: {
             /** comp_ctrl[1:0] · RO · reset unknown · public: Completion control state. Values: 0 idle, 1 normal, 2 abort. */
-            comp_ctrl: { lsb: 0, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            comp_ctrl: {
+              lsb: 0,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** stream_if[5:4] · RO · reset unknown · public: Stream interface state. Values: 0 idle, 1 normal, 2 abort. */
-            stream_if: { lsb: 4, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            stream_if: {
+              lsb: 4,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** data_rd_ctrl[9:8] · RO · reset unknown · public: Data control state. Values: 0 idle, 1 normal, 2 abort. */
-            data_rd_ctrl: { lsb: 8, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            data_rd_ctrl: {
+              lsb: 8,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** desc_pref[13:12] · RO · reset unknown · public: Descriptor prefetch state. Values: 0 idle, 1 normal, 2 abort. */
-            desc_pref: { lsb: 12, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            desc_pref: {
+              lsb: 12,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
           },
         },
         /**
@@ -435,7 +463,7 @@ export const udma_m2s = {
       },
     },
     /**
-     * Descriptor prefetch: the prefetch arbiter (seed 004 §8.2).
+     * Descriptor prefetch: the prefetch arbiter (CSR schema).
      *
      * Base 0x300 · base provenance seed
      */
@@ -480,7 +508,14 @@ export const udma_m2s = {
             /** max_desc_per_pkt[11:0] · RW · reset 0x40 · seed: Maximum descriptors per packet. */
             max_desc_per_pkt: { lsb: 0, width: 12, access: 'RW', reset: 0x40, inferred: false },
             /** pref_force_rr[16] · RW · reset 0x1 · seed: Force round robin in the prefetch arbiter and the packet scheduler (post rate control); 0: arbitration based on queue QoS. Resets to 1 (round robin). Values: 0 qos, 1 round_robin. */
-            pref_force_rr: { lsb: 16, width: 1, access: 'RW', reset: 0x1, inferred: false },
+            pref_force_rr: {
+              lsb: 16,
+              width: 1,
+              access: 'RW',
+              reset: 0x1,
+              inferred: false,
+              values: { qos: 0, round_robin: 1 },
+            },
           },
         },
         /**
@@ -530,7 +565,7 @@ export const udma_m2s = {
       },
     },
     /**
-     * The DWRR packet scheduler (seed 004 §8.1; M2S only).
+     * The DWRR packet scheduler (CSR schema; M2S only).
      *
      * Base 0x340 · base provenance seed
      */
@@ -556,9 +591,23 @@ export const udma_m2s = {
           addressInferred: false,
           fields: {
             /** en_dwrr[0] · RW · reset 0x0 · seed: Enable the DWRR scheduler; 0: queues with the same QoS are served round robin. Values: 0 round_robin, 1 dwrr. */
-            en_dwrr: { lsb: 0, width: 1, access: 'RW', reset: 0x0, inferred: false },
+            en_dwrr: {
+              lsb: 0,
+              width: 1,
+              access: 'RW',
+              reset: 0x0,
+              inferred: false,
+              values: { round_robin: 0, dwrr: 1 },
+            },
             /** pkt_mode_en[4] · RW · reset 0x0 · seed: 0: byte mode, 1: packet mode. Values: 0 byte, 1 packet. */
-            pkt_mode_en: { lsb: 4, width: 1, access: 'RW', reset: 0x0, inferred: false },
+            pkt_mode_en: {
+              lsb: 4,
+              width: 1,
+              access: 'RW',
+              reset: 0x0,
+              inferred: false,
+              values: { byte: 0, packet: 1 },
+            },
             /** weight_inc[9:8] · RW · reset 0x2 · seed: Exponential weight increment between DWRR iterations. */
             weight_inc: { lsb: 8, width: 2, access: 'RW', reset: 0x2, inferred: false },
             /** inc_factor[19:16] · RW · reset 0x7 · seed: Weight multiply factor, a power of two; 7 = 128 bytes. */
@@ -587,7 +636,7 @@ export const udma_m2s = {
       },
     },
     /**
-     * The token-fill cycle of the rate limiter (seed 004 §8.4; M2S only).
+     * The token-fill cycle of the rate limiter (CSR schema; M2S only).
      *
      * Base 0x380 · base provenance seed
      */
@@ -615,7 +664,14 @@ export const udma_m2s = {
             /** short_cycle_size[15:0] · RW · reset 0xfa · seed: Short cycle size. */
             short_cycle_size: { lsb: 0, width: 16, access: 'RW', reset: 0xfa, inferred: false },
             /** pkt_mode_en[24] · RW · reset 0x0 · seed: 0: byte mode, 1: packet mode. Values: 0 byte, 1 packet. */
-            pkt_mode_en: { lsb: 24, width: 1, access: 'RW', reset: 0x0, inferred: false },
+            pkt_mode_en: {
+              lsb: 24,
+              width: 1,
+              access: 'RW',
+              reset: 0x0,
+              inferred: false,
+              values: { byte: 0, packet: 1 },
+            },
           },
         },
         /**
@@ -655,7 +711,7 @@ export const udma_m2s = {
       },
     },
     /**
-     * The stream-side token bucket (seed 004 §8.4; M2S only). Masked at reset.
+     * The stream-side token bucket (CSR schema; M2S only). Masked at reset.
      *
      * Base 0x3c0 · base provenance seed
      */
@@ -712,7 +768,7 @@ export const udma_m2s = {
       },
     },
     /**
-     * The completion arbiter (seed 004 §8.3): the only arbiter that resets to QoS.
+     * The completion arbiter (CSR schema): the only arbiter that resets to QoS.
      *
      * Base 0x400 · base provenance seed
      */
@@ -744,7 +800,14 @@ export const udma_m2s = {
             /** q_promotion[24] · RW · reset 0x1 · seed: Promote the in-progress queue in the completion scheduler. */
             q_promotion: { lsb: 24, width: 1, access: 'RW', reset: 0x1, inferred: false },
             /** force_rr[25] · RW · reset 0x0 · seed: 0: the completion arbiter is QoS based; 1: round robin. Values: 0 qos, 1 round_robin. */
-            force_rr: { lsb: 25, width: 1, access: 'RW', reset: 0x0, inferred: false },
+            force_rr: {
+              lsb: 25,
+              width: 1,
+              access: 'RW',
+              reset: 0x0,
+              inferred: false,
+              values: { qos: 0, round_robin: 1 },
+            },
             /** q_free_min[31:28] · RW · reset 0x0 · seed: Minimum free completion entries to qualify for promotion. */
             q_free_min: { lsb: 28, width: 4, access: 'RW', reset: 0x0, inferred: false },
           },
@@ -818,7 +881,7 @@ export const udma_m2s = {
       },
     },
     /**
-     * The 16 M2S (TX) queues (seed 004 §8: ArraySize 16, BundleSizeInBytes 4096).
+     * The 16 M2S (TX) queues (CSR schema: ArraySize 16, BundleSizeInBytes 4096).
      *
      * Base 0x1000, 16 instances every 0x1000 bytes · base provenance seed
      */
@@ -866,7 +929,7 @@ export const udma_m2s = {
             en_scheduling: { lsb: 17, width: 1, access: 'RW', reset: 0x0, inferred: false },
             /** rst_default[25:24] · RW · reset 0x3 · public: Reset value 0b11; meaning unknown: preserve it. */
             rst_default: { lsb: 24, width: 2, access: 'RW', reset: 0x3, inferred: false },
-            /** AXI_qos[30:28] · RW · reset 0x0 · seed (Field from the seed; reset 0 from the public reset word 0x03000000.): Per-queue AXI QoS for descriptor prefetch and completion (seed 004 §7.3). */
+            /** AXI_qos[30:28] · RW · reset 0x0 · seed (Field from the CSR schema; reset 0 from the public reset word 0x03000000.): Per-queue AXI QoS for descriptor prefetch and completion (CSR schema). */
             AXI_qos: { lsb: 28, width: 3, access: 'RW', reset: 0x0, inferred: false },
           },
         },
@@ -969,7 +1032,7 @@ export const udma_m2s = {
          * TX (M2S) doorbell: a write adds its value to tdrtp.offset, handing that many descriptors to the engine. Reads return 0.
          *
          * offset 0x38 in M2S_Q (instance 0 at 0x1038) · INC · reset 0x0 (not every bit known) · provenance seed + public
-         * The seed names the doorbell (TDRTP_inc, seed 004 §0, §11); offset and width from the public driver.
+         * The DGE firmware names the doorbell (TDRTP_inc); offset and width from the public Linux UDMA driver.
          * Doorbell: a write adds its value to tdrtp.offset.
          */
         tdrtp_inc: {
@@ -1084,7 +1147,7 @@ export const udma_m2s = {
           },
         },
         /**
-         * Per-queue rate limiter (token bucket) configuration (seed 004 §8.4).
+         * Per-queue rate limiter (token bucket) configuration (CSR schema).
          *
          * offset 0x60 in M2S_Q (instance 0 at 0x1060) · RW · reset 0xffffff (not every bit known) · provenance seed
          */
@@ -1130,7 +1193,7 @@ export const udma_m2s = {
           },
         },
         /**
-         * Per-queue DWRR configuration (seed 004 §7.3: not the q_qos register).
+         * Per-queue DWRR configuration (CSR schema: not the q_qos register).
          *
          * offset 0x80 in M2S_Q (instance 0 at 0x1080) · RW · reset 0x0 (not every bit known) · provenance seed
          */
@@ -1156,7 +1219,7 @@ export const udma_m2s = {
          * Per-queue DWRR scheduling level.
          *
          * offset 0x84 in M2S_Q (instance 0 at 0x1084) · RW · reset 0x0 (not every bit known) · provenance seed
-         * Seed 004 §7.3 CORRECTION: q_qos is at queue base + 0x84 (dwrr_cfg_2), not + 0x80.
+         * The CSR schema places q_qos at queue base + 0x84 (dwrr_cfg_2), not + 0x80.
          */
         dwrr_cfg_2: {
           offset: 0x84,
@@ -1168,7 +1231,7 @@ export const udma_m2s = {
           inferred: false,
           addressInferred: false,
           fields: {
-            /** q_qos[7:0] · RW · reset unknown · seed: DWRR scheduling level (QoS) of the queue (seed 004 §7.3). */
+            /** q_qos[7:0] · RW · reset unknown · seed: DWRR scheduling level (QoS) of the queue (CSR schema). */
             q_qos: { lsb: 0, width: 8, access: 'RW', reset: 0x0, inferred: false },
           },
         },
@@ -1187,7 +1250,7 @@ export const udma_m2s = {
           inferred: false,
           addressInferred: false,
           fields: {
-            /** weight[7:0] · RW · reset unknown · seed: DWRR weight of the queue (seed 004 §7.3). */
+            /** weight[7:0] · RW · reset unknown · seed: DWRR weight of the queue (CSR schema). */
             weight: { lsb: 0, width: 8, access: 'RW', reset: 0x0, inferred: false },
           },
         },

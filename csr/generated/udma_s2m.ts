@@ -2,12 +2,12 @@
 import type { RegFileMap } from '../schema/map.ts';
 
 /**
- * udma_s2m: UDMA stream-to-memory (RX) half: QoS-tagged but not shaped, so no DWRR block and no rate limiters (seed 004 §8.5; spec/REGISTERS.md). Single-block BundleSizeInBytes values are the distance to the next known block.
+ * udma_s2m: UDMA stream-to-memory (RX) half: QoS-tagged but not shaped, so no DWRR block and no rate limiters (the Cayman UDMA CSR schema udma_s2m.json, see docs/sources.md). Single-block BundleSizeInBytes values are the distance to the next known block.
  *
  * Window 0x18000 bytes.
  *
  * Known gaps (documented, deliberately not placed as registers):
- * - S2M_Q.q_qos (seed): The seed says S2M queues carry a q_qos (DWRR-level QoS tag) as M2S queues do (M2S_Q.dwrr_cfg_2.q_qos), but no source gives its offset. Not placed: never write a guessed offset.
+ * - S2M_Q.q_qos (seed): The CSR analysis says S2M queues carry a q_qos (DWRR-level QoS tag) as M2S queues do (M2S_Q.dwrr_cfg_2.q_qos), but no source gives its offset. Not placed: never write a guessed offset.
  */
 export const udma_s2m = {
   name: 'udma_s2m',
@@ -281,13 +281,41 @@ export const udma_s2m = {
           addressInferred: false,
           fields: {
             /** comp_ctrl[1:0] · RO · reset unknown · public: Completion control state. Values: 0 idle, 1 normal, 2 abort. */
-            comp_ctrl: { lsb: 0, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            comp_ctrl: {
+              lsb: 0,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** stream_if[5:4] · RO · reset unknown · public: Stream interface state. Values: 0 idle, 1 normal, 2 abort. */
-            stream_if: { lsb: 4, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            stream_if: {
+              lsb: 4,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** data_rd_ctrl[9:8] · RO · reset unknown · public: Data control state. Values: 0 idle, 1 normal, 2 abort. */
-            data_rd_ctrl: { lsb: 8, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            data_rd_ctrl: {
+              lsb: 8,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
             /** desc_pref[13:12] · RO · reset unknown · public: Descriptor prefetch state. Values: 0 idle, 1 normal, 2 abort. */
-            desc_pref: { lsb: 12, width: 2, access: 'RO', reset: 0x0, inferred: false },
+            desc_pref: {
+              lsb: 12,
+              width: 2,
+              access: 'RO',
+              reset: 0x0,
+              inferred: false,
+              values: { idle: 0, normal: 1, abort: 2 },
+            },
           },
         },
         /**
@@ -401,7 +429,14 @@ export const udma_s2m = {
           addressInferred: false,
           fields: {
             /** pref_force_rr[16] · RW · reset 0x1 · inferred (Bit and reset by analogy with M2S_rd.desc_pref_cfg_2.pref_force_rr.): Force round robin in the prefetch arbiter; 0: arbitration based on queue QoS (by analogy with M2S_rd.desc_pref_cfg_2). Values: 0 qos, 1 round_robin. */
-            pref_force_rr: { lsb: 16, width: 1, access: 'RW', reset: 0x1, inferred: true },
+            pref_force_rr: {
+              lsb: 16,
+              width: 1,
+              access: 'RW',
+              reset: 0x1,
+              inferred: true,
+              values: { qos: 0, round_robin: 1 },
+            },
           },
         },
         /**
@@ -476,8 +511,15 @@ export const udma_s2m = {
             desc_size: { lsb: 0, width: 4, access: 'RW', reset: 0x0, inferred: false },
             /** q_promotion[12] · RW · reset unknown · public: Promote the in-progress queue in the completion scheduler. */
             q_promotion: { lsb: 12, width: 1, access: 'RW', reset: 0x0, inferred: false },
-            /** force_rr[16] · RW · reset 0x0 · seed (Seed 004 §12: force_rr is bit 16 on S2M (bit 25 on M2S).): 0: the completion arbiter is QoS based; 1: round robin. Values: 0 qos, 1 round_robin. */
-            force_rr: { lsb: 16, width: 1, access: 'RW', reset: 0x0, inferred: false },
+            /** force_rr[16] · RW · reset 0x0 · seed (The CSR schema puts force_rr at bit 16 on S2M (bit 25 on M2S).): 0: the completion arbiter is QoS based; 1: round robin. Values: 0 qos, 1 round_robin. */
+            force_rr: {
+              lsb: 16,
+              width: 1,
+              access: 'RW',
+              reset: 0x0,
+              inferred: false,
+              values: { qos: 0, round_robin: 1 },
+            },
           },
         },
         /**
@@ -500,7 +542,7 @@ export const udma_s2m = {
       },
     },
     /**
-     * The 16 S2M (RX) queues (seed 004 §8: ArraySize 16, BundleSizeInBytes 4096).
+     * The 16 S2M (RX) queues (CSR schema: ArraySize 16, BundleSizeInBytes 4096).
      *
      * Base 0x1000, 16 instances every 0x1000 bytes · base provenance seed
      */
@@ -632,7 +674,7 @@ export const udma_s2m = {
          * RX (S2M) doorbell: a write adds its value to rdrtp.offset, handing that many descriptors to the engine. Reads return 0.
          *
          * offset 0x38 in S2M_Q (instance 0 at 0x1038) · INC · reset 0x0 (not every bit known) · provenance seed + public
-         * The seed names the doorbell (RDRTP_inc, seed 004 §0, §11); offset and width from the public driver.
+         * The DGE firmware names the doorbell (RDRTP_inc); offset and width from the public Linux UDMA driver.
          * Doorbell: a write adds its value to rdrtp.offset.
          */
         rdrtp_inc: {

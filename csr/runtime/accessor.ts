@@ -11,6 +11,7 @@
  * Accessor objects are built once at bind time; read/modify/write allocate nothing but read()'s
  * result object.
  */
+import { checkSafetyFlags } from '../../common/flags.ts';
 import { NxdmaError, hex } from '../../common/errors.ts';
 import type { RegisterIO } from '../io.ts';
 import {
@@ -67,8 +68,8 @@ export class RegisterHandle implements AnyRegister {
   readonly inferred: boolean;
   readonly access: RegisterMap['access'];
   readonly read: () => Readonly<Record<string, number>>;
-  readonly write: (update: Readonly<Record<string, number | undefined>>) => void;
-  readonly modify: (update: Readonly<Record<string, number | undefined>>) => void;
+  readonly write: (update: Readonly<Record<string, number | string | undefined>>) => void;
+  readonly modify: (update: Readonly<Record<string, number | string | undefined>>) => void;
   private readonly io: RegisterIO;
   private readonly spec: RegisterSpec;
   private readonly guard: boolean;
@@ -123,7 +124,9 @@ export class RegisterHandle implements AnyRegister {
     return this.spec.decode(this.readRaw());
   };
 
-  private readonly genericWrite = (update: Readonly<Record<string, number | undefined>>): void => {
+  private readonly genericWrite = (
+    update: Readonly<Record<string, number | string | undefined>>,
+  ): void => {
     const spec = this.spec;
     if (!spec.writable) this.refuse('write');
     const v = spec.encode(update, this.path);
@@ -132,7 +135,9 @@ export class RegisterHandle implements AnyRegister {
     this.io.write32(this.offset, ((spec.writeBase & ~m) | v) >>> 0);
   };
 
-  private readonly genericModify = (update: Readonly<Record<string, number | undefined>>): void => {
+  private readonly genericModify = (
+    update: Readonly<Record<string, number | string | undefined>>,
+  ): void => {
     const spec = this.spec;
     if (!spec.modifiable) this.refuse('modify');
     const v = spec.encode(update, this.path);
@@ -143,10 +148,10 @@ export class RegisterHandle implements AnyRegister {
     io.write32(off, ((io.read32(off) & keep) | v) >>> 0);
   };
 
-  /** CompiledErrors: a value outside the field's range. */
-  rangeError(field: string, value: unknown): never {
+  /** CompiledErrors: a value that is not a plain in-range number (a value name, or an error). */
+  input(field: string, value: unknown): number {
     const f = this.spec.byName[field] as FieldSpec;
-    throw new FieldRangeError(`${this.path}.${field}`, f.max, f.width, value);
+    return f.input(value, `${this.path}.${field}`);
   }
 
   /** CompiledErrors: a read-only field named in an update. */
@@ -297,6 +302,15 @@ function checkWindow(map: RegFileMap, io: RegisterIO): void {
 }
 
 /**
+ * Whether writes of inferred facts are refused: on hardware without the opt-in. Both options take
+ * real booleans only (a string such as 'false' is a BAD_ARGUMENT error, never an opt-in).
+ */
+function inferredGuard(opts: BindOptions): boolean {
+  checkSafetyFlags(opts, ['hardware', 'allowInferred'], 'register binding options');
+  return opts.hardware === true && opts.allowInferred !== true;
+}
+
+/**
  * Binds a register map to a RegisterIO: the typed accessor tree of the whole file. Builds every
  * accessor object once (a few hundred for udma_m2s); keep the result and reuse it.
  */
@@ -306,7 +320,7 @@ export function bindRegFile<M extends RegFileMap>(
   opts: BindOptions = {},
 ): RegFileAccessor<M> {
   checkWindow(map, io);
-  const guard = Boolean(opts.hardware) && !opts.allowInferred;
+  const guard = inferredGuard(opts);
   const entries: [string, unknown][] = [];
   for (const [name, b] of Object.entries(map.blocks)) {
     if (!b.indexed) {
@@ -351,7 +365,7 @@ export function registerAt(
       actual: path,
     });
   }
-  const guard = Boolean(opts.hardware) && !opts.allowInferred;
+  const guard = inferredGuard(opts);
   return new RegisterHandle(io, inst.register, inst.offset, inst.path, {
     guardInferred: guard,
     strict: true,

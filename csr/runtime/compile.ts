@@ -18,8 +18,11 @@ import type { RegisterSpec } from './fields.ts';
 
 /** What the generated code calls on its slow (throwing) paths. */
 export interface CompiledErrors {
-  /** A value outside the field's range: throws FieldRangeError. */
-  rangeError(field: string, value: unknown): never;
+  /**
+   * A value that is not a plain in-range number: a value name gives its value; anything else
+   * throws FieldRangeError.
+   */
+  input(field: string, value: unknown): number;
   /** A read-only field named in an update: throws. */
   notWritable(field: string): never;
   /** The update named no writable field: throws if it names anything else, else returns. */
@@ -54,7 +57,7 @@ function source(spec: RegisterSpec, direct: boolean): string | null {
       encode.push(
         `x = u.${f.name};`,
         `if (x !== undefined) {`,
-        `  if (typeof x !== 'number' || (x >>> 0) !== x || x > ${f.max}) h.rangeError('${f.name}', x);`,
+        `  if (typeof x !== 'number' || (x >>> 0) !== x || x > ${f.max}) x = h.input('${f.name}', x);`,
         `  m |= ${f.mask | 0}; v |= x << ${f.lsb}; n++;`,
         `}`,
       );

@@ -3,8 +3,10 @@
  * back. The accessors, the mock device and the CLI all go through it.
  *
  * Rules:
- * - a field value is an integer in 0..2^width-1; anything else throws a FieldRangeError (a
- *   RangeError) naming `register.field` and the range: never silently truncated;
+ * - a field value is an integer in 0..2^width-1, or, for a field with named values (the schema's
+ *   EnumeratedValues, `values` in the map), one of those names (`en_dwrr: 'dwrr'`); anything else
+ *   throws a FieldRangeError (a RangeError with the stable code OUT_OF_RANGE) naming
+ *   `register.field`, the range and the names: never silently truncated;
  * - words are unsigned 32-bit numbers (0..0xffffffff); nothing here splits a word into bytes.
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
@@ -16,8 +18,16 @@ import { fieldMax, isReadableAccess, isWritableAccess, type FieldModel } from '.
 export class FieldRangeError extends RangeError {
   readonly code = 'OUT_OF_RANGE' as const;
   readonly details: { where: string; expected: string; actual: unknown };
-  constructor(where: string, max: number, width: number, actual: unknown) {
-    const range = max > 255 ? `0..${max} (${hex(max)})` : `0..${max}`;
+  constructor(
+    where: string,
+    max: number,
+    width: number,
+    actual: unknown,
+    names: readonly string[] = [],
+  ) {
+    const range =
+      (max > 255 ? `0..${max} (${hex(max)})` : `0..${max}`) +
+      (names.length ? ` or one of ${names.join(' | ')}` : '');
     const shown =
       typeof actual === 'number' || typeof actual === 'bigint'
         ? String(actual)
@@ -69,7 +79,27 @@ export class FieldSpec {
     readonly readable: boolean,
     readonly writable: boolean,
     readonly inferred: boolean,
+    /** The field's named values (name -> value), or null when it has none. */
+    readonly values: { readonly [name: string]: number } | null = null,
   ) {}
+
+  /**
+   * The number an update gives this field: an integer in 0..max as it is, a value name as its
+   * value. Throws FieldRangeError (naming `where`) for anything else.
+   */
+  input(x: unknown, where: string): number {
+    if (typeof x === 'number' && x >>> 0 === x && x <= this.max) return x;
+    if (typeof x === 'string' && this.values !== null && Object.hasOwn(this.values, x)) {
+      return this.values[x];
+    }
+    throw new FieldRangeError(
+      where,
+      this.max,
+      this.width,
+      x,
+      this.values ? Object.keys(this.values) : [],
+    );
+  }
 
   /** The field's value in `word` (unsigned). */
   get(word: number): number {
@@ -94,6 +124,7 @@ export function fieldSpecArgs(f: FieldModel): ConstructorParameters<typeof Field
     f.readable,
     f.writable,
     f.inferred,
+    f.enums.length ? Object.fromEntries(f.enums.map((e) => [e.name, e.value])) : null,
   ];
 }
 
@@ -141,6 +172,7 @@ export class RegisterSpec {
         isReadableAccess(f.access),
         isWritableAccess(f.access),
         f.inferred,
+        f.values ?? null,
       );
       fields.push(spec);
       byName[name] = spec;
@@ -177,11 +209,10 @@ export class RegisterSpec {
       const f = table[k];
       if (f === undefined || !f.writable) this.badField(k, where);
       const fs = f as FieldSpec;
-      if (typeof x !== 'number' || x >>> 0 !== x || x > fs.max) {
-        throw new FieldRangeError(`${where}.${k}`, fs.max, fs.width, x);
-      }
+      const n =
+        typeof x === 'number' && x >>> 0 === x && x <= fs.max ? x : fs.input(x, `${where}.${k}`);
       m |= fs.mask;
-      v |= x << fs.lsb;
+      v |= n << fs.lsb;
     }
     this.lastMask = m >>> 0;
     return v >>> 0;
@@ -257,7 +288,7 @@ export function registerSpec(map: RegisterMap): RegisterSpec {
  */
 export function encodeFields(
   reg: RegisterMap,
-  values: Readonly<Record<string, number | undefined>>,
+  values: Readonly<Record<string, number | string | undefined>>,
   base: number = reg.reset,
   where = 'register',
 ): number {

@@ -6,7 +6,13 @@
  * - RO/RC registers have no write, writeRaw or modify; WO/INC registers have no read, readField,
  *   readRaw or modify (the runtime refuses them too, for untyped callers).
  * - read() returns the readable fields only: a write-only field is not readable.
- * - write/modify take the writable fields only, each a number (range-checked at run time).
+ * - write/modify take the writable fields only. A field with named values (the schema's
+ *   EnumeratedValues) takes one of its names or one of its values (`en_dwrr: 'dwrr'` or
+ *   `en_dwrr: 1`; `en_dwrr: 7` does not compile), as svd2rust's variants; any other field takes a
+ *   number, range-checked at run time. Untyped callers get the same rules at run time.
+ * - repeated blocks and register arrays of a known count have each index as a property:
+ *   `M2S_Q[3]` is a block accessor even under `noUncheckedIndexedAccess`; a variable index,
+ *   `.at(q)` and iteration are range-checked at run time.
  */
 import type { BlockMap, FieldMap, RegFileMap, RegisterMap } from '../schema/map.ts';
 
@@ -32,9 +38,20 @@ export type FieldValues<R extends RegisterMap> = {
   readonly [K in ReadableFieldName<R>]: number;
 };
 
+/** The names of a field's values (never when it has none). */
+export type FieldValueName<F> = F extends { readonly values: infer V } ? keyof V & string : never;
+
+/**
+ * What a field takes in write() and modify(): for a field with named values, one of the names or
+ * one of the values; otherwise a number (0..2^width-1, checked at run time).
+ */
+export type FieldInput<F> = F extends { readonly values: infer V }
+  ? (keyof V & string) | V[keyof V]
+  : number;
+
 /** What write() and modify() take: any subset of the writable fields. */
 export type FieldUpdate<R extends RegisterMap> = {
-  [K in WritableFieldName<R>]?: number;
+  [K in WritableFieldName<R>]?: FieldInput<FieldsOf<R>[K]>;
 };
 
 /** What every register accessor has. */
@@ -98,11 +115,26 @@ export interface Indexed<T> extends Iterable<T> {
   at(index: number): T;
 }
 
+/** 0 | 1 | ... | N-1 (N up to a few hundred). */
+type IndexUnion<N extends number, Acc extends number[] = []> = Acc['length'] extends N
+  ? Acc[number]
+  : IndexUnion<N, [...Acc, Acc['length']]>;
+
+/**
+ * `Indexed<T>` of a known count: each index 0..N-1 is a property of type T, so `M2S_Q[3]` needs
+ * no undefined check under `noUncheckedIndexedAccess` (any other index goes through the index
+ * signature: `T | undefined` there, range-checked at run time). A count the type does not know
+ * gives the plain Indexed<T>.
+ */
+export type IndexedOf<T, N extends number> = number extends N
+  ? Indexed<T>
+  : Indexed<T> & { readonly [K in IndexUnion<N>]: T } & { readonly length: N };
+
 /** A register, or the entries of a register array (dge_host priority_class_map[4]). */
 export type RegisterSlot<R extends RegisterMap> = boolean extends R['indexed']
   ? AnyRegister | Indexed<AnyRegister>
   : R['indexed'] extends true
-    ? Indexed<RegisterAccessor<R>>
+    ? IndexedOf<RegisterAccessor<R>, R['count']>
     : RegisterAccessor<R>;
 
 /** The registers of one block instance. */
@@ -114,7 +146,7 @@ export type BlockAccessor<B extends BlockMap> = {
 export type BlockSlot<B extends BlockMap> = boolean extends B['indexed']
   ? BlockAccessor<B> | Indexed<BlockAccessor<B>>
   : B['indexed'] extends true
-    ? Indexed<BlockAccessor<B>>
+    ? IndexedOf<BlockAccessor<B>, B['count']>
     : BlockAccessor<B>;
 
 /**
@@ -138,9 +170,9 @@ export interface AnyRegister extends RegisterInfo<RegisterMap> {
   read(): Readonly<Record<string, number>>;
   readField(name: string): number;
   readRaw(): number;
-  write(update: Readonly<Record<string, number | undefined>>): void;
+  write(update: Readonly<Record<string, number | string | undefined>>): void;
   writeRaw(value: number): void;
-  modify(update: Readonly<Record<string, number | undefined>>): void;
+  modify(update: Readonly<Record<string, number | string | undefined>>): void;
 }
 
 export type { BlockMap, FieldMap, RegFileMap, RegisterMap };

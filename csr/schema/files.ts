@@ -1,9 +1,16 @@
 /**
  * The three register files nxdma ships (csr/schemas/*.json) and a cached loader for them.
+ *
+ * The shipped files are part of the package: the build (scripts/build.mjs) and the test suite
+ * (test/csr/schemas.test.ts) run each through the full loader, zod format included. Here they are
+ * built with the structural rules only (`builder.ts`), so that reading a register does not load
+ * zod. Any other schema file goes through `loadRegFile`.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { NxdmaError } from '../../common/errors.ts';
-import { loadRegFile } from './loader.ts';
+import { buildRegFile } from './builder.ts';
+import type { RegFileJson } from './format.ts';
 import type { RegFileModel } from './model.ts';
 
 export const REGFILE_NAMES = ['udma_m2s', 'udma_s2m', 'dge_host'] as const;
@@ -36,7 +43,8 @@ export function regFile(name: RegFileName): RegFileModel {
   }
   let m = cache.get(name);
   if (!m) {
-    m = loadRegFile(schemaPath(name), schemaDisplayPath(name));
+    const json = JSON.parse(readFileSync(schemaPath(name), 'utf8')) as RegFileJson;
+    m = buildRegFile(json, schemaDisplayPath(name));
     cache.set(name, m);
   }
   return m;

@@ -28,7 +28,7 @@ export const PROVENANCES = ['seed', 'public', 'inferred'] as const;
 export const ProvenanceSchema = z
   .enum(PROVENANCES)
   .describe(
-    'seed: stated in the Cayman UDMA schema quoted by seed 004; public: stated in the public Linux ' +
+    'seed: stated in the vendor sources docs/sources.md lists (the Cayman UDMA CSR schemas, the DGE firmware and host API); public: stated in the public Linux ' +
       'driver; inferred: our own reading by analogy (never written to hardware without an opt-in).',
   );
 

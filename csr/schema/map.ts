@@ -18,6 +18,8 @@ export interface FieldMap {
   readonly reset: number;
   /** The field's provenance is 'inferred'. */
   readonly inferred: boolean;
+  /** Named values (the schema's EnumeratedValues): name -> value. Absent when there are none. */
+  readonly values?: { readonly [name: string]: number };
 }
 
 export interface RegisterMap {
@@ -70,6 +72,9 @@ export function toRegisterMap(r: RegisterModel): RegisterMap {
       access: f.access,
       reset: f.reset,
       inferred: f.inferred,
+      ...(f.enums.length
+        ? { values: Object.fromEntries(f.enums.map((e) => [e.name, e.value])) }
+        : {}),
     };
   }
   return {

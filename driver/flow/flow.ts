@@ -122,6 +122,22 @@ export function prepareCompiled(
     maxDescPerPacket: opts.lower?.maxDescPerPacket ?? DEFAULT_MAX_DESC_PER_PACKET,
   });
   const placements = mapQueues(r.module);
+  // MEMCOPY_DMA_CFG hi16: "which queues ... may be used" by the DGE engine
+  const queues = r.module.options.memcopyDmaCfg.queues;
+  for (const d of lowered.dmas) {
+    const pl = placements[d.queue.index];
+    if (d.backend !== 'none' && ((queues >>> pl.qid) & 1) === 0) {
+      throw new NxdmaError(
+        'LOWER_ERROR',
+        `${d.label}: its queue "${d.queue.name}" is queue ${pl.qid} of udma${pl.engine}, which MEMCOPY_DMA_CFG's queue mask 0x${queues.toString(16).padStart(4, '0')} (hi16) does not let the DGE engine use`,
+        {
+          where: d.label,
+          expected: `queue ${pl.qid} set in MEMCOPY_DMA_CFG hi16`,
+          actual: `0x${queues.toString(16)}`,
+        },
+      );
+    }
+  }
   const active: QueuePlacement[] = [];
   const ringSizes: number[] = [];
   const executedByQueue = new Float64Array(lowered.queues.length);

@@ -37,7 +37,6 @@ export {
   type QosWrite,
 } from './apply.ts';
 export { describeQosPlan, type PlanEngineTable, type PlanQueueRow } from './describe.ts';
-export { RegisterShadow, deviceShadow } from '../udma/shadow.ts';
 export {
   REGISTER_SNAPSHOT_FORMAT,
   RegisterSnapshotSchema,

@@ -57,16 +57,4 @@ export {
   type RingSpec,
 } from './ring.ts';
 export { RegisterShadow, deviceShadow } from './shadow.ts';
-export { EngineIO, type RegisterWrite } from './engine-io.ts';
-export {
-  Field,
-  Reg,
-  UDMA_FILES,
-  field,
-  inferredWrite,
-  queueCount,
-  reg,
-  udmaModel,
-  type UdmaFileName,
-} from './regs.ts';
-export { queueRegs, type HalfQueueRegs, type QueueRegs } from './queue-regs.ts';
+export type { RegisterWrite } from './engine-io.ts';

@@ -10,7 +10,8 @@ import { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT, EXIT_CODES_HELP } from '../../cli/exit.ts';
-import { buildProgram, main } from '../../cli/main.ts';
+import { commands } from '../../cli/commands/index.ts';
+import { buildProgram, main, subcommandOf } from '../../cli/main.ts';
 import { type Out, makeOut } from '../../cli/output.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -30,8 +31,8 @@ function quietOut(): { out: Out; text: () => string } {
 }
 
 /** Every command of the tree with its full name ("nxdma qos show"), depth first. */
-function walk(): { cmd: Command; path: string[] }[] {
-  const program = buildProgram({ out: quietOut().out });
+async function walk(): Promise<{ cmd: Command; path: string[] }[]> {
+  const program = await buildProgram({ out: quietOut().out });
   const all: { cmd: Command; path: string[] }[] = [];
   const visit = (cmd: Command, path: string[]): void => {
     all.push({ cmd, path });
@@ -63,7 +64,7 @@ function examplesIn(help: string): string[][] {
   return out;
 }
 
-const tree = walk();
+const tree = await walk();
 const leaves = tree.filter(({ cmd }) => cmd.commands.length === 0);
 
 describe('every command of nxdma', () => {
@@ -72,6 +73,26 @@ describe('every command of nxdma', () => {
     for (const n of ['run', 'compile', 'docs', 'regs list', 'regs read', 'qos show', 'qos apply'])
       expect(names).toContain(n);
     expect(leaves.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('each sub-command summary (listed by `nxdma --help` without loading it) is its description', async () => {
+    for (const entry of commands) {
+      const lazy = await buildProgram({ out: quietOut().out }, '');
+      const full = await buildProgram({ out: quietOut().out }, entry.name);
+      const stub = lazy.commands.find((c) => c.name() === entry.name);
+      const real = full.commands.find((c) => c.name() === entry.name);
+      expect(real, entry.name).toBeDefined();
+      expect(stub?.description(), entry.name).toBe(real?.description());
+    }
+  });
+
+  it('loads only the sub-command argv names', () => {
+    expect(subcommandOf(['node', 'nxdma', '--help'])).toBe('');
+    expect(subcommandOf(['node', 'nxdma', '--version'])).toBe('');
+    expect(subcommandOf(['node', 'nxdma', 'regs', 'decode', 'M2S_dwrr.cfg_sched', '7'])).toBe(
+      'regs',
+    );
+    expect(subcommandOf(['node', 'nxdma', 'help', 'qos'])).toBe('qos');
   });
 
   for (const { cmd, path } of tree) {

@@ -13,7 +13,7 @@ const doc = (name: string) =>
 describe('readings of seed 004 stated as decisions', () => {
   it('q_qos direction: "a higher class is served first" does not say which way q_qos runs; a larger q_qos is served first is a decision', () => {
     expect(doc('mock-arbitration.md')).toContain('never says which way `q_qos` runs');
-    expect(doc('qos.md')).toContain('the seed never says which way `q_qos` runs');
+    expect(doc('qos.md')).toContain('no source ever says which way `q_qos` runs');
     const levels = [DMAQoSClass.P0, DMAQoSClass.P1, DMAQoSClass.P3].map(
       (c) => defaultQueueQos(c).qQos,
     );

@@ -23,6 +23,8 @@ import {
   REGFILE_NAMES,
   type FieldModel,
 } from '../../csr/index.ts';
+import { loadRegFile } from '../../csr/schema/loader.ts';
+import { schemaDisplayPath, schemaPath } from '../../csr/schema/files.ts';
 
 const m2s = regFile('udma_m2s');
 const s2m = regFile('udma_s2m');
@@ -325,6 +327,13 @@ describe('dge_host (seed 004 §7.2)', () => {
 });
 
 describe('the model, the generated maps and the accessors agree', () => {
+  it('every shipped schema passes the full loader (zod format included) and builds the model regFile() serves', () => {
+    for (const name of REGFILE_NAMES) {
+      const full = loadRegFile(schemaPath(name), schemaDisplayPath(name));
+      expect(full).toEqual(regFile(name));
+    }
+  });
+
   it('the generated maps equal the maps built from the loaded schemas', () => {
     for (const name of REGFILE_NAMES) {
       expect(JSON.parse(JSON.stringify(regFileMaps[name]))).toEqual(toRegFileMap(regFile(name)));

@@ -63,23 +63,40 @@ describe('golden vectors: a contiguous load on Pool (SWDGE)', () => {
     );
   });
 
-  it('micro-ops (CAYMAN): REGWRITE, GENERATE RD, GENERATE WR, then 2 DIMPUSHes (Pool has 2 dims)', () => {
+  it('micro-ops (CAYMAN): REGWRITE, one GENERATE (RD: HBM -> local, addr = source), then 2 DIMPUSHes (Pool has 2 dims)', () => {
     const { s } = only(low());
     expect(s.microOps.map(formatMicroOp)).toEqual([
       'push REGWRITE to DMA[0]',
       'push GENERATE to DMA[0]: RD : addr=0x100000000, elem_size=4, sem_num=-1',
-      'push GENERATE to DMA[0]: WR : addr=0x4000000, elem_size=4, sem_num=-1',
       'push DIMPUSH to DMA[0]: [8192,8192][1,1]',
       'push DIMPUSH to DMA[0]: [1,1][0,0]',
     ]);
     const bytes = encodeMicroOps(s.microOps);
-    const rows = [0, 1, 2, 3, 4].map((i) => hexBytes(bytes.subarray(16 * i, 16 * i + 16)));
+    const rows = [0, 1, 2, 3].map((i) => hexBytes(bytes.subarray(16 * i, 16 * i + 16)));
     expect(rows).toEqual([
       '03 00 00 00 a0 00 00 00 ff ff ff ff 00 00 00 00', // MEMCOPY_DMA_CFG (reg 40) = queues 0xffff | DMAs 0xffff
       '01 00 00 00 04 00 ff ff 00 00 00 00 01 00 00 00',
-      '01 00 01 00 04 00 ff ff 00 00 00 04 00 00 00 00',
       '02 00 00 20 00 20 00 00 01 00 00 00 01 00 00 00',
       '02 00 01 00 01 00 00 00 00 00 00 00 00 00 00 00',
+    ]);
+  });
+
+  it('§5.1 one GENERATE per data descriptor carrying its direction: WR (local -> HBM) names the destination', () => {
+    const lowSave = lowered(
+      (bb) =>
+        bb.save({
+          dgeType: 'SWDGE',
+          src: { tensor: 't', partition: [64, 128], free: [[1, 64]] },
+          dst: { tensor: 'h', partition: [64, 128], free: [[1, 64]] },
+        }),
+      30,
+      { dgeLevels: ['spill_reload'] },
+    );
+    const gen = only(lowSave)
+      .s.microOps.filter((o) => o.op === 'GENERATE')
+      .map(formatMicroOp);
+    expect(gen).toEqual([
+      'push GENERATE to DMA[0]: WR : addr=0x200000000, elem_size=4, sem_num=-1',
     ]);
   });
 
@@ -94,7 +111,7 @@ describe('golden vectors: a contiguous load on Pool (SWDGE)', () => {
       { dgeLevels: ['spill_reload'] },
     );
     const { s } = only(low40);
-    expect(s.microOps.map((o) => o.op)).toEqual(['GENERATE', 'GENERATE', 'DIMPUSH', 'DIMPUSH']);
+    expect(s.microOps.map((o) => o.op)).toEqual(['GENERATE', 'DIMPUSH', 'DIMPUSH']);
   });
 
   it('software backend (no Pool in the table): 4 DIMPUSHes, one per dge_shape register', () => {
@@ -165,7 +182,9 @@ describe('golden vectors: DIRECT2D compute_op and DMA_CONFIGS', () => {
   const ctx = (computeOp: number, priorityClass: number): EmitContext => ({
     channel: 0,
     channelMask: 0xffff,
+    queueMask: 0xffff,
     regwrite: true,
+    dir: 0,
     priorityClass,
     dtype: 9,
     computeOp,

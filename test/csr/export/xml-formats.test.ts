@@ -16,6 +16,7 @@ import type {
   RegFileModel,
   RegisterModel,
 } from '../../../csr/schema/model.ts';
+import { el, leaf, xmlDocument } from '../../../csr/export/xml.ts';
 import { fixtureModel } from '../docs/helpers.ts';
 import { findAll, parseXml, textOf, type XmlElement } from '../../mocks/xml.ts';
 
@@ -378,5 +379,19 @@ describe('XML exports: schema text stays text', () => {
       expect(desc.startsWith(reg.description.trim())).toBe(true);
       expect(desc).toContain(reg.provenanceNote!);
     }
+  });
+});
+
+describe('XML writer (csr/export/xml.ts)', () => {
+  it('escapes markup, replaces characters XML forbids, keeps surrogate pairs, and makes a safe comment', () => {
+    const nasty = `a<b>&"c'\u0001\u000b\ud800x\ud83d\ude00 -- end-`;
+    const doc = xmlDocument(el('r', { t: nasty }, leaf('d', nasty)), `note -- with --- dashes-`);
+    const root = parseXml(doc);
+    const expected = `a<b>&"c'\ufffd\ufffd\ufffdx\ud83d\ude00 -- end-`;
+    expect(root.attrs.t).toBe(expected);
+    expect(text(root, 'd')).toBe(expected);
+    const comment = /<!--([\s\S]*?)-->/.exec(doc)![1];
+    expect(comment).not.toMatch(/--/);
+    expect(comment.endsWith('-')).toBe(false);
   });
 });

@@ -198,6 +198,28 @@ describe('register accessors', () => {
     expect(io.log).toEqual([]); // validated before any access
   });
 
+  it('a field with named values takes the name or the number; any other name is a FieldRangeError listing the names', () => {
+    const { io, m2s } = traced();
+    const r = m2s.M2S_dwrr.cfg_sched;
+    r.modify({ en_dwrr: 'dwrr', pkt_mode_en: 'packet' });
+    expect(r.read()).toMatchObject({ en_dwrr: 1, pkt_mode_en: 1 });
+    r.modify({ en_dwrr: 0 });
+    expect(r.read().en_dwrr).toBe(0);
+    const writes = io.log.length;
+    for (const bad of ['DWRR', 'wrr', 'constructor', 2]) {
+      const e = thrown(() => r.modify({ en_dwrr: bad as 'dwrr' }));
+      expect(e).toBeInstanceOf(FieldRangeError);
+      expect((e as FieldRangeError).code).toBe('OUT_OF_RANGE');
+      expect(e.message).toContain('M2S_dwrr.cfg_sched.en_dwrr');
+      expect(e.message).toContain('round_robin | dwrr');
+    }
+    // a name on a field without named values is refused the same way
+    expect(thrown(() => m2s.M2S_Q[3].dwrr_cfg_2.modify({ q_qos: 'high' as never }))).toBeInstanceOf(
+      FieldRangeError,
+    );
+    expect(io.log.length).toBe(writes); // validated before any access
+  });
+
   it('an unknown field throws REGISTER_UNKNOWN naming the register', () => {
     const { m2s } = traced();
     const e = thrown(() => m2s.M2S_Q[3].dwrr_cfg_2.modify({ q_qoss: 5 } as object)) as NxdmaError;

@@ -121,8 +121,8 @@ describe('accessor types', () => {
     expectTypeOf<
       FieldUpdate<udma_m2s['blocks']['M2S_dwrr']['registers']['cfg_sched']>
     >().toEqualTypeOf<{
-      en_dwrr?: number;
-      pkt_mode_en?: number;
+      en_dwrr?: 'round_robin' | 'dwrr' | 0 | 1;
+      pkt_mode_en?: 'byte' | 'packet' | 0 | 1;
       weight_inc?: number;
       inc_factor?: number;
     }>();
@@ -141,6 +141,25 @@ describe('accessor types', () => {
       readonly priority: number;
       readonly bitmask: number;
     }>();
+  });
+
+  it('a field with named values takes a name or one of its values (svd2rust variants)', () => {
+    m2s.M2S_dwrr.cfg_sched.modify({ en_dwrr: 'dwrr', pkt_mode_en: 'packet' });
+    m2s.M2S_dwrr.cfg_sched.write({ en_dwrr: 1, inc_factor: 7 });
+    void (() => {
+      // @ts-expect-error en_dwrr is 1 bit: 7 is none of its values
+      m2s.M2S_dwrr.cfg_sched.modify({ en_dwrr: 7 });
+      // @ts-expect-error no value named 'wrr'
+      m2s.M2S_dwrr.cfg_sched.modify({ en_dwrr: 'wrr' });
+      // @ts-expect-error a field without named values takes numbers only
+      m2s.M2S_dwrr.cfg_sched.modify({ inc_factor: 'seven' });
+    });
+  });
+
+  it('indices of a repeated block of known count need no undefined check', () => {
+    expectTypeOf(m2s.M2S_Q[15].dwrr_cfg_2.readRaw).toEqualTypeOf<() => number>();
+    expectTypeOf(m2s.M2S_Q).toHaveProperty('length').toEqualTypeOf<16>();
+    expectTypeOf(dge.priority_class_map[3].readRaw).toEqualTypeOf<() => number>();
   });
 
   it('a map built at run time gives an untyped record (use registerAt)', () => {

@@ -233,3 +233,22 @@ describe('seed 004 §9: CCE packets: aws_hal_get_sdma_max_cce_elements and cceRe
     expect(() => prepareFlow(capped)).toThrow(/rounds down to 0/);
   });
 });
+
+describe('seed 004 §5.4: MEMCOPY_DMA_CFG hi16, "which queues ... may be used"', () => {
+  it('a DGE DMA on a queue the DGE engine may not use is refused before anything is written', async () => {
+    const ok = await runFlow(
+      oneLoad(30, { memcopyDmaCfg: { queues: 0x0001 } }, { dgeType: 'SWDGE' }),
+      {
+        makeDevice: flowMock,
+      },
+    );
+    expect(ok.mismatches).toBe(0);
+    expect(() =>
+      prepareFlow(oneLoad(30, { memcopyDmaCfg: { queues: 0x0002 } }, { dgeType: 'SWDGE' })),
+    ).toThrow(/is queue 0 of udma\d+, which MEMCOPY_DMA_CFG's queue mask 0x0002 \(hi16\)/);
+    // a host-built DMA has no DGE engine: the mask does not apply
+    expect(
+      prepareFlow(oneLoad(30, { memcopyDmaCfg: { queues: 0x0002 } })).lowered.dmas[0].backend,
+    ).toBe('none');
+  });
+});

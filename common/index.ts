@@ -1,0 +1,20 @@
+/**
+ * nxdma: the vocabulary every subpath shares.
+ *
+ * - `NxdmaError`, the one error nxdma throws on purpose, with a stable `code` (`ERROR_CODES`)
+ *   and details saying where and what was expected;
+ * - the device interfaces everything talks through: `Device`, `RegisterIO` (aligned 32-bit
+ *   register windows), `MemoryIO` (device memory), `UdmaUnitIO`, `DgeCoreIO`.
+ *
+ * The layers are subpaths: `nxdma/csr` (registers), `nxdma/formats` (wire formats),
+ * `nxdma/driver`, `nxdma/mocks`, `nxdma/compiler` (with `nxdma/compiler/lower` and
+ * `nxdma/compiler/interp`) and `nxdma/flow`.
+ */
+export {
+  ERROR_CODES,
+  NxdmaError,
+  isNxdmaError,
+  type ErrorCode,
+  type ErrorDetails,
+} from './errors.ts';
+export type { Device, DgeCoreIO, MemoryIO, RegisterIO, UdmaUnitIO } from '../csr/io.ts';
