@@ -9,7 +9,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { NxdmaError } from '../common/errors.ts';
 import { parseRegisterSnapshot, type RegisterSnapshot } from '../driver/qos/snapshot.ts';
-import { badArg } from './input.ts';
+import type { InputSet } from '../common/files.ts';
+import { badArg, readJsonFile, withLocations } from './input.ts';
 
 function sameFile(a: string, b: string): boolean {
   try {
@@ -107,28 +108,21 @@ export function writeSnapshot(
   }
 }
 
-/** Reads and checks a snapshot file (BAD_ARGUMENT unreadable, PLAN_INVALID not a snapshot). */
-export function readSnapshot(file: string): RegisterSnapshot {
-  let text: string;
+/**
+ * Reads and checks a snapshot file: BAD_ARGUMENT when it is not a readable regular file (a FIFO
+ * included), PLAN_INVALID (with line:column) when it is not JSON or not a snapshot.
+ */
+export function readSnapshot(file: string, inputs?: InputSet): RegisterSnapshot {
+  const input = readJsonFile(
+    file,
+    'snapshot',
+    'PLAN_INVALID',
+    'a register snapshot written by qos apply --save-previous',
+    inputs,
+  );
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return parseRegisterSnapshot(input.json, file);
   } catch (e) {
-    throw badArg(
-      file,
-      `cannot read snapshot ${file}: ${(e as Error).message}`,
-      'a snapshot written by qos apply --save-previous',
-      file,
-    );
+    throw withLocations(e, input);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new NxdmaError('PLAN_INVALID', `${file}: not JSON: ${(e as Error).message}`, {
-      where: file,
-      expected: 'a JSON register snapshot',
-      actual: (e as Error).message,
-    });
-  }
-  return parseRegisterSnapshot(json, file);
 }

@@ -11,6 +11,7 @@
  * Accessor objects are built once at bind time; read/modify/write allocate nothing but read()'s
  * result object.
  */
+import { checkSafetyFlags } from '../../common/flags.ts';
 import { NxdmaError, hex } from '../../common/errors.ts';
 import type { RegisterIO } from '../io.ts';
 import {
@@ -301,6 +302,15 @@ function checkWindow(map: RegFileMap, io: RegisterIO): void {
 }
 
 /**
+ * Whether writes of inferred facts are refused: on hardware without the opt-in. Both options take
+ * real booleans only (a string such as 'false' is a BAD_ARGUMENT error, never an opt-in).
+ */
+function inferredGuard(opts: BindOptions): boolean {
+  checkSafetyFlags(opts, ['hardware', 'allowInferred'], 'register binding options');
+  return opts.hardware === true && opts.allowInferred !== true;
+}
+
+/**
  * Binds a register map to a RegisterIO: the typed accessor tree of the whole file. Builds every
  * accessor object once (a few hundred for udma_m2s); keep the result and reuse it.
  */
@@ -310,7 +320,7 @@ export function bindRegFile<M extends RegFileMap>(
   opts: BindOptions = {},
 ): RegFileAccessor<M> {
   checkWindow(map, io);
-  const guard = Boolean(opts.hardware) && !opts.allowInferred;
+  const guard = inferredGuard(opts);
   const entries: [string, unknown][] = [];
   for (const [name, b] of Object.entries(map.blocks)) {
     if (!b.indexed) {
@@ -355,7 +365,7 @@ export function registerAt(
       actual: path,
     });
   }
-  const guard = Boolean(opts.hardware) && !opts.allowInferred;
+  const guard = inferredGuard(opts);
   return new RegisterHandle(io, inst.register, inst.offset, inst.path, {
     guardInferred: guard,
     strict: true,

@@ -78,7 +78,7 @@ interface CheckedEntry {
 export function parseRegisterSnapshot(input: unknown, source = 'snapshot'): RegisterSnapshot {
   const r = RegisterSnapshotSchema.safeParse(input);
   if (!r.success) {
-    const issues = r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+    const issues = r.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message }));
     throw new NxdmaError(
       'PLAN_INVALID',
       `${source}: not a register snapshot: ${issues
@@ -89,11 +89,19 @@ export function parseRegisterSnapshot(input: unknown, source = 'snapshot'): Regi
         where: `${source}:${issues[0]?.path ?? ''}`,
         expected: `a ${REGISTER_SNAPSHOT_FORMAT} file (written by qos apply --save-previous)`,
         actual: issues,
+        issues,
       },
     );
   }
   checkEntries(r.data, source);
   return r.data;
+}
+
+function pathOf(path: readonly PropertyKey[]): string {
+  let s = '';
+  for (const p of path)
+    s += typeof p === 'number' ? `[${p}]` : s === '' ? String(p) : `.${String(p)}`;
+  return s;
 }
 
 function checkEntries(snap: RegisterSnapshot, source: string): CheckedEntry[] {
@@ -110,6 +118,7 @@ function checkEntries(snap: RegisterSnapshot, source: string): CheckedEntry[] {
           where,
           expected: 'a register path of the file and its offset (nxdma regs list)',
           actual: { path: entry.path, offset: entry.offset },
+          path: `registers[${i}].offset`,
         },
       );
     }
@@ -119,7 +128,12 @@ function checkEntries(snap: RegisterSnapshot, source: string): CheckedEntry[] {
       throw new NxdmaError(
         'REGISTER_READ_ONLY',
         `${where}: ${entry.file} ${entry.path} is not a plain read-write register (${r.model.access}); a snapshot restores only what QoS programming writes`,
-        { where, expected: 'a register whose fields are all RW', actual: r.model.access },
+        {
+          where,
+          expected: 'a register whose fields are all RW',
+          actual: r.model.access,
+          path: `registers[${i}].path`,
+        },
       );
     }
     const key = `${entry.engine}/${entry.file}/${entry.offset}`;
@@ -128,7 +142,12 @@ function checkEntries(snap: RegisterSnapshot, source: string): CheckedEntry[] {
       throw new NxdmaError(
         'PLAN_INVALID',
         `${where}: engine ${entry.engine} ${entry.path} is already saved at registers[${prev}]`,
-        { where, expected: 'each register at most once', actual: entry.path },
+        {
+          where,
+          expected: 'each register at most once',
+          actual: entry.path,
+          path: `registers[${i}]`,
+        },
       );
     }
     seen.set(key, i);

@@ -13,7 +13,7 @@
  * progress by calling its `step()` between polls (see `clock` in UdmaEngineOptions).
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
-import { safetyFlag } from '../../common/flags.ts';
+import { checkSafetyFlags } from '../../common/flags.ts';
 import type { Device, MemoryIO, UdmaUnitIO } from '../../csr/io.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
 import { BD_MAX_LEN } from '../../csr/formats/bd.ts';
@@ -354,15 +354,16 @@ export class UdmaEngine implements QueueOwner {
   private readonly seenFaults = new WeakSet<object>();
 
   constructor(device: Device, engine: number, opts: UdmaEngineOptions = {}) {
+    checkSafetyFlags(opts, ['allowInferred', 'checkBuffers'], 'UdmaEngine options');
     this.device = device;
     this.engine = engine;
     this.unit = device.udma(engine);
     checkUnitWindows(this.unit, engine);
     this.memory = device.memory;
     this.shadow = opts.shadow ?? deviceShadow(device);
-    this.allowInferred = safetyFlag(opts.allowInferred, 'UdmaEngine.allowInferred');
+    this.allowInferred = opts.allowInferred === true;
     this.clock = opts.clock === undefined ? deviceClockOf(device) : opts.clock;
-    this.checkBuffers = safetyFlag(opts.checkBuffers, 'UdmaEngine.checkBuffers', true);
+    this.checkBuffers = opts.checkBuffers !== false;
     this.queueCount = Math.min(queueCount('udma_m2s'), queueCount('udma_s2m'));
     this.eio = new EngineIO(engine, this.unit, this.shadow);
     this.queues = new Array<UdmaQueue | undefined>(this.queueCount);

@@ -4,6 +4,7 @@
  * --save-previous` / `qos restore` undo a plan exactly, and `run --device` maps only declared
  * DMA-visible memory that overlaps no register window.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -238,6 +239,44 @@ describe('qos apply --save-previous / qos restore', () => {
     );
     expect((await run('qos', 'restore', bad, ...dev(p), CONFIRM)).code).toBe(2);
     expect(image(p).every((x) => x === 0)).toBe(true);
+  });
+});
+
+describe('qos restore input', () => {
+  it('bad JSON names line:column; a FIFO is refused at once; a bad entry names its JSON path', async () => {
+    const p = bar0();
+    const bad = path.join(dir, 'bad-json.json');
+    made.push(bad);
+    fs.writeFileSync(bad, '{\n  "format": nope\n}\n');
+    const r = await run('qos', 'restore', bad, ...dev(p), CONFIRM);
+    expect(r.code).toBe(2);
+    expect(r.errs).toContain(`${bad}:2:`);
+    const fifo = path.join(dir, 'fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    made.push(fifo);
+    const f = await run('qos', 'restore', fifo, ...dev(p), CONFIRM);
+    expect(f.code).toBe(2);
+    expect(f.errs).toMatch(/FIFO/);
+    fs.writeFileSync(
+      bad,
+      JSON.stringify(
+        {
+          format: 'nxdma-register-snapshot',
+          version: 1,
+          device: 'x',
+          profile: 'trn2',
+          registers: [
+            { engine: 0, file: 'udma_m2s', path: 'M2S_Q[0].cfg', offset: 0x1020, value: -1 },
+          ],
+        },
+        null,
+        2,
+      ),
+    );
+    const v = await run('qos', 'restore', bad, ...dev(p), CONFIRM);
+    expect(v.code).toBe(2);
+    expect(v.errs).toMatch(/registers\[0\]\.value/);
+    expect(v.errs).toContain(`${bad}:12:7`);
   });
 });
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Device } from '../../../csr/io.ts';
 import { hex } from '../../../common/errors.ts';
+import { bindRegFile, regFileMaps, registerAt } from '../../../csr/index.ts';
 import {
   NRTUCODE_RESULT,
   RegisterShadow,
@@ -236,12 +237,32 @@ describe('safety options take booleans only', () => {
     expect(dev.udma(0).m2s.counters.writes).toBe(0);
   });
 
+  it("register accessors: allowInferred: 'false' on hardware is refused, not an opt-in", () => {
+    const p = sparseFile(BAR0_SIZE);
+    using dev = openDevice({ path: p, profile: 'trn2', engines: [0] });
+    const io = dev.udma(0).m2s;
+    const bad = { hardware: true, allowInferred: 'false' as never };
+    expectCode(() => bindRegFile(regFileMaps.udma_m2s, io, bad), 'BAD_ARGUMENT');
+    expectCode(
+      () => registerAt(regFileMaps.udma_m2s, io, 'AXI_M2S.desc_rd_cfg_3', bad),
+      'BAD_ARGUMENT',
+    );
+    expectCode(
+      () => bindRegFile(regFileMaps.udma_m2s, io, { hardware: 'yes' as never }),
+      'BAD_ARGUMENT',
+    );
+    // with real booleans the inferred guard stands
+    const h = registerAt(regFileMaps.udma_m2s, io, 'AXI_M2S.desc_rd_cfg_3', { hardware: true });
+    expectCode(() => h.write({ max_desc_burst: 4 }), 'REGISTER_INFERRED');
+  });
+
   it("planQos / diffQos / UdmaEngine / restoreRegisters: allowInferred: 'false' does not opt in", () => {
     const dev = new MockDevice({ engines: [0] });
     expectCode(() => planQos(PLAN, { allowInferred: 'false' as never }), 'BAD_ARGUMENT');
     expectCode(() => diffQos(dev, PLAN, { allowInferred: 'false' as never }), 'BAD_ARGUMENT');
     expectCode(() => new UdmaEngine(dev, 0, { allowInferred: 'false' as never }), 'BAD_ARGUMENT');
     expectCode(() => new UdmaEngine(dev, 0, { checkBuffers: 'no' as never }), 'BAD_ARGUMENT');
+    expectCode(() => new UdmaEngine(dev, 0, null as never), 'BAD_ARGUMENT');
     const snap = {
       format: 'nxdma-register-snapshot',
       version: 1,
