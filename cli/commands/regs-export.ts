@@ -14,7 +14,6 @@ import type { Command } from 'commander';
 import { EXPORT_FORMATS, type ExportCounts, type ExportFormat } from '../../csr/export/common.ts';
 import { REGFILE_NAMES, schemaPath, type RegFileName } from '../../csr/schema/files.ts';
 import { hex } from '../../common/errors.ts';
-import { InputSet, writeOutputFile } from '../../common/files.ts';
 import type { CliContext } from '../main.ts';
 import { badArg, numberArg } from '../input.ts';
 
@@ -65,7 +64,10 @@ async function run(ctx: CliContext, opts: ExportCliOptions): Promise<void> {
     .map((f) => f.trim())
     .filter(Boolean);
   // the exporters load only when `regs export` runs (the other regs commands start faster)
-  const { exportRegisters } = await import('../../csr/export/index.ts');
+  const [{ exportRegisters }, { InputSet, writeOutputFile }] = await Promise.all([
+    import('../../csr/export/index.ts'),
+    import('../../common/files.ts'),
+  ]);
   const result = exportRegisters(opts.format, {
     files,
     profile: opts.profile,

@@ -18,8 +18,6 @@ import type { Command } from 'commander';
 import { NxdmaError, hex } from '../../common/errors.ts';
 // Only what `regs list` and `regs decode` need is imported here; the mock, the mapped back end
 // and the driver's shadow load when a command opens a device (docs/packaging.md, start-up).
-import { regFileMaps } from '../../csr/generated/index.ts';
-import { registerAt } from '../../csr/runtime/accessor.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
 import { REGFILE_NAMES, isRegFileName, regFile, type RegFileName } from '../../csr/schema/files.ts';
 import {
@@ -29,6 +27,7 @@ import {
   type RegisterInstance,
 } from '../../csr/schema/model.ts';
 import type { Device, RegisterIO } from '../../csr/io.ts';
+import type { AnyRegister } from '../../csr/runtime/types.ts';
 import { getProfile } from '../../csr/profiles.ts';
 import type { UdmaFileName } from '../../driver/udma/regs.ts';
 import { HARDWARE_CONFIRMATION, checkDeviceChoice, confirmationOption } from '../device-options.ts';
@@ -373,6 +372,21 @@ interface Target {
   engine: number;
   core: number;
   close(): void;
+  /** The accessor of a register word over `io` (the accessor runtime, loaded with the device). */
+  handle(
+    inst: RegisterInstance,
+    io: RegisterIO,
+    opts: { hardware: boolean; allowInferred?: boolean },
+  ): AnyRegister;
+}
+
+/** The accessor runtime over the generated maps, loaded by the commands that open a device. */
+async function accessorRuntime(): Promise<Target['handle']> {
+  const [{ registerAt }, { regFileMaps }] = await Promise.all([
+    import('../../csr/runtime/accessor.ts'),
+    import('../../csr/generated/index.ts'),
+  ]);
+  return (inst, io, opts) => registerAt(regFileMaps[inst.file as RegFileName], io, inst.path, opts);
 }
 
 /**
@@ -416,12 +430,12 @@ async function openTarget(opts: DeviceCliOptions, writes: boolean): Promise<Targ
       engines: [engine],
       dgeCores: [{ core }],
     });
-    return { device, engine, core, close: () => undefined };
+    return { device, engine, core, close: () => undefined, handle: await accessorRuntime() };
   }
   getProfile(opts.profile);
   const { openCliDevice } = await import('../device-open.ts');
   const device = openCliDevice(opts, { engines: [engine], writes });
-  return { device, engine, core, close: () => device.dispose() };
+  return { device, engine, core, close: () => device.dispose(), handle: await accessorRuntime() };
 }
 
 function windowOf(t: { device: Device; engine: number; core: number }, file: string): RegisterIO {
@@ -458,10 +472,7 @@ async function withTarget<T>(
 }
 
 function handleFor(t: Target, inst: RegisterInstance, allowInferred = false) {
-  return registerAt(regFileMaps[inst.file as RegFileName], windowOf(t, inst.file), inst.path, {
-    hardware: t.device.isHardware,
-    allowInferred,
-  });
+  return t.handle(inst, windowOf(t, inst.file), { hardware: t.device.isHardware, allowInferred });
 }
 
 interface ReadOptions extends DeviceCliOptions {
@@ -634,7 +645,7 @@ async function write(
         ? raw
         : deviceShadow(t.device).bind(t.engine, inst.file as UdmaFileName, raw);
     const cap = new WriteCapture(io, !opts.dryRun);
-    const h = registerAt(regFileMaps[inst.file as RegFileName], cap, inst.path, {
+    const h = t.handle(inst, cap, {
       hardware: t.device.isHardware,
       allowInferred: opts.allowInferred,
     });

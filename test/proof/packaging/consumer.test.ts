@@ -241,7 +241,18 @@ describe('a consumer project that installed the tarball', () => {
     const json = Object.keys(PKG.exports).filter((k) => k.endsWith('.json'));
     const script = [
       `const names = ${JSON.stringify(subpaths.map((s) => s.replace(/^\./, 'nxdma')))};`,
-      `for (const n of names) { const m = await import(n); if (Object.keys(m).length === 0) throw new Error(n + ' exports nothing'); }`,
+      `const where = {};`,
+      `const clash = [];`,
+      `for (const n of names) {`,
+      `  const m = await import(n);`,
+      `  if (Object.keys(m).length === 0) throw new Error(n + ' exports nothing');`,
+      `  for (const [k, v] of Object.entries(m)) {`,
+      `    if (where[k] && where[k].value !== v) clash.push(k + ': ' + where[k].from + ' vs ' + n);`,
+      `    (where[k] ??= { value: v, from: [] }).from.push(n);`,
+      `  }`,
+      `}`,
+      `const internal = ['EngineIO', 'Reg', 'Field', 'reg', 'field', 'queueRegs', 'inferredWrite']`,
+      `  .filter((k) => where[k]);`,
       `for (const n of ${JSON.stringify(json.map((s) => s.replace(/^\./, 'nxdma')))}) {`,
       `  const m = await import(n, { with: { type: 'json' } });`,
       `  if (typeof m.default !== 'object') throw new Error(n);`,
@@ -256,17 +267,28 @@ describe('a consumer project that installed the tarball', () => {
       `const left = diffQos(device, plan).fields.filter((f) => f.differs && !f.inferred);`,
       `let typed = false;`,
       `try { applyQos(device, { format: 'nope' }); } catch (e) { typed = e instanceof NxdmaError; }`,
-      `console.log(JSON.stringify({ writes: done.io.writes, left: left.length, typed }));`,
+      `const once = (k) => where[k]?.from.join(',');`,
+      `console.log(JSON.stringify({ writes: done.io.writes, left: left.length, typed, clash, internal,`,
+      `  ring: once('INITIAL_RING_ID'), shadow: once('RegisterShadow') }));`,
     ].join('\n');
     writeFileSync(join(dir, 'index.mjs'), script);
     const out = JSON.parse(ok(run(process.execPath, ['index.mjs'], dir), 'index.mjs')) as {
       writes: number;
       left: number;
       typed: boolean;
+      clash: string[];
+      internal: string[];
+      ring: string;
+      shadow: string;
     };
     expect(out.writes).toBeGreaterThan(0);
     expect(out.left).toBe(0);
     expect(out.typed).toBe(true);
+    // a name two subpaths export is one and the same thing; the driver's internals stay inside
+    expect(out.clash).toEqual([]);
+    expect(out.internal).toEqual([]);
+    expect(out.ring).toBe('nxdma/driver');
+    expect(out.shadow).toBe('nxdma/driver');
   });
 
   it('require()s nxdma/driver and nxdma/csr from a .cjs script', () => {
@@ -380,10 +402,15 @@ describe('an isolated (--install-strategy=linked) install', () => {
       ['--help'],
       ['regs', 'list', '--file', 'dge_host', '--json'],
       ['regs', 'read', 'M2S_rd.desc_pref_cfg_2', '--mock', '--json'],
+      ['regs', 'write', 'M2S_Q[3].dwrr_cfg_2', 'q_qos=5', '--mock', '--json'],
+      ['regs', 'dump', '--block', 'M2S_rd', '--mock', '--json'],
+      ['regs', 'export', '--format', 'svd', '--out', join(dir, 'regs.svd')],
       ['compile', 'examples/programs/qos-mix.json', '--json'],
       ['run', 'examples/programs/transpose-chain.json', '--mock', '--json'],
       ['qos', 'show', 'examples/qos-plan.json'],
       ['qos', 'apply', 'examples/qos-plan.json', '--mock', '--dry-run'],
+      ['udma', 'info', '--json'],
+      ['udma', 'dump', '--mock', '--json'],
       ['docs', '--out', join(dir, 'site'), '--json'],
     ];
     for (const args of commands) ok(run('npx', ['nxdma', ...args], dir), `nxdma ${args.join(' ')}`);

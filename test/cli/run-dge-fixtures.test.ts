@@ -1,5 +1,5 @@
 /**
- * `nxdma run` of the seed-004 fixture programs (test/fixtures/programs/seed004): the Pool
+ * `nxdma run` of the DGE fixture programs (test/fixtures/programs/dge): the Pool
  * destination reduce, the host-path gather transpose, the 5-dim RTL program, the software backend,
  * the host tables and the CCE packets each verify with 0 mismatches or are refused with a typed
  * error before anything is written.
@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { FlowReport } from '../../driver/flow/index.ts';
 import { nxdma as run } from './helpers.ts';
 
-const DIR = join(import.meta.dirname, '../fixtures/programs/seed004');
+const DIR = join(import.meta.dirname, '../fixtures/programs/dge');
 
-describe('nxdma run: the seed 004 fixture programs', () => {
+describe('nxdma run: the DGE fixture programs', () => {
   it('every fixture verifies with 0 mismatches, each on the backend its rule names', async () => {
     const { code, json } = await run('run', DIR, '--mock', '--json');
     expect(code).toBe(0);
