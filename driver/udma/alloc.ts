@@ -132,10 +132,9 @@ export class DmaAllocator {
     const tables: AvoidRange[] = [];
     for (const c of device.dgeCores()) {
       const core = device.dgeCore(c);
-      const size = (core.dram as unknown as { size?: number }).size ?? 4096;
       tables.push({
         base: core.dramBase,
-        end: core.dramBase + size,
+        end: core.dramBase + core.dram.size,
         name: `DGE core ${c} host table`,
       });
     }

@@ -181,10 +181,13 @@ export class UdmaQueue {
   /** Sequence number of the last operation written (1, 2, ...; never reset). */
   private seq = 0;
   // Written and not handed over yet (enqueue without submit).
-  private pendOps = 0;
-  private pendBytes = 0;
-  private pendTx = 0;
-  private pendRx = 0;
+  // Written and not handed over: what lies between these marks (taken at each doorbell) and the
+  // producers' `produced`, the sequence number and the bytes written.
+  private rungTx = 0;
+  private rungRx = 0;
+  private rungSeq = 0;
+  private bytesWritten = 0;
+  private bytesRung = 0;
   /** The next enqueued operation carries a fence. */
   private fenceNext = false;
   /** Sequence number of the last operation completed / completedStatus reported. */
@@ -294,6 +297,8 @@ export class UdmaQueue {
     this.programHalf(this.regs.s2m, rings.rx, true, stale);
     this.txp.reset();
     this.rxp.reset();
+    this.rungTx = 0;
+    this.rungRx = 0;
   }
 
   /** Drops every copy in flight, accounting for each (discarded, and reported discarded). */
@@ -302,10 +307,8 @@ export class UdmaQueue {
     const first = this.seq - n + 1;
     this.fifoHead = 0;
     this.fifoCount = 0;
-    this.pendOps = 0;
-    this.pendBytes = 0;
-    this.pendTx = 0;
-    this.pendRx = 0;
+    this.rungSeq = this.seq;
+    this.bytesRung = this.bytesWritten;
     this.fenceNext = false;
     this.lastSeenConsumed = -1;
     if (n === 0) return;
@@ -667,8 +670,6 @@ export class UdmaQueue {
     rx.tail = rt;
     rx.ringId = rr;
     rx.produced += n;
-    this.pendTx += n;
-    this.pendRx += n;
     // The completion entry (push(), inlined on this path).
     let slot = this.fifoHead + this.fifoCount;
     if (slot >= this.ends.length) slot -= this.ends.length;
@@ -677,8 +678,7 @@ export class UdmaQueue {
     this.sizes[slot] = bytes;
     this.fifoCount++;
     this.seq++;
-    this.pendOps++;
-    this.pendBytes += bytes;
+    this.bytesWritten += bytes;
   }
 
   /** Queues the completion entry of the operation just written (its descriptors counted). */
@@ -690,8 +690,7 @@ export class UdmaQueue {
     this.sizes[slot] = bytes;
     this.fifoCount++;
     this.seq++;
-    this.pendOps++;
-    this.pendBytes += bytes;
+    this.bytesWritten += bytes;
   }
 
   /**
@@ -699,18 +698,18 @@ export class UdmaQueue {
    * (nothing when nothing is pending).
    */
   private ring(): void {
-    const ntx = this.pendTx;
-    const nrx = this.pendRx;
+    const ntx = this.txp.produced - this.rungTx;
+    const nrx = this.rxp.produced - this.rungRx;
     if (ntx === 0 && nrx === 0) return;
     ringDoorbells(this.eio.unit, this.regs, nrx, ntx);
     this.eio.writes += 2;
-    this.submitted += this.pendOps;
-    this.bytesSubmitted += this.pendBytes;
+    this.submitted += this.seq - this.rungSeq;
+    this.bytesSubmitted += this.bytesWritten - this.bytesRung;
     this.descs += ntx > nrx ? ntx : nrx;
-    this.pendOps = 0;
-    this.pendBytes = 0;
-    this.pendTx = 0;
-    this.pendRx = 0;
+    this.rungTx = this.txp.produced;
+    this.rungRx = this.rxp.produced;
+    this.rungSeq = this.seq;
+    this.bytesRung = this.bytesWritten;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -901,7 +900,7 @@ export class UdmaQueue {
    * Returns the number of operations handed over (0 writes nothing).
    */
   submit(): number {
-    const n = this.pendOps;
+    const n = this.seq - this.rungSeq;
     this.ring();
     return n;
   }
@@ -1076,8 +1075,6 @@ export class UdmaQueue {
         m++;
       }
     }
-    this.pendTx += s.descs;
-    this.pendRx += d.descs;
     this.push(s.total);
   }
 
@@ -1198,7 +1195,7 @@ export class UdmaQueue {
     for (;;) {
       if (signal?.aborted)
         throw signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
-      if (this.statusOf(seq) === 'pending' && seq > this.seq - this.pendOps) {
+      if (this.statusOf(seq) === 'pending' && seq > this.rungSeq) {
         throw new NxdmaError(
           'QUEUE_STATE',
           `${where}: operation ${seq} is enqueued but not submitted (call submit())`,
@@ -1284,7 +1281,7 @@ export class UdmaQueue {
   private observe(): void {
     if (this.fifoCount === 0) return;
     this.readRxHead();
-    if (this.fifoCount - this.pendOps === 0) return;
+    if (this.fifoCount - (this.seq - this.rungSeq) === 0) return;
     const consumed = this.rxp.consumed;
     if (consumed !== this.lastSeenConsumed) {
       this.lastSeenConsumed = consumed;
@@ -1305,7 +1302,7 @@ export class UdmaQueue {
    * discards them); a device without one gets the buffers of the descriptors at the heads.
    */
   noteAbort(): void {
-    if (this.fifoCount - this.pendOps === 0) return;
+    if (this.fifoCount - (this.seq - this.rungSeq) === 0) return;
     const head = this.seq - this.fifoCount + 1;
     if (this.abortedOps.has(head)) return;
     let fault = this.owner.faultOf(this.index);
@@ -1420,7 +1417,7 @@ export class UdmaQueue {
       engine: this.engine,
       queue: this.index,
       submitted: this.submitted,
-      enqueued: this.pendOps,
+      enqueued: this.seq - this.rungSeq,
       aborted: this.abortedCount,
       completed: this.completedOps,
       inFlight: this.fifoCount,

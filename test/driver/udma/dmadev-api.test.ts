@@ -267,6 +267,23 @@ describe('the allocator over the DMA-visible memory', () => {
   });
 });
 
+describe('the allocator keeps clear of DGE host tables', () => {
+  it('a DGE core table inside the dram region is never handed out', () => {
+    const { dev, eng } = rig({
+      autoRun: 'none',
+      dgeCores: 1,
+      memory: [{ name: 'dram', base: 0x4000_0000, size: 0x10_0000 }],
+    });
+    const core = dev.dgeCore(dev.dgeCores()[0]!);
+    const alloc = eng.allocator;
+    const got = [];
+    for (let i = 0; i < 40; i++) got.push(alloc.alloc(0x4000));
+    for (const p of got)
+      expect(p.end <= core.dramBase || p.base >= core.dramBase + core.dram.size).toBe(true);
+    expectCode(() => alloc.reserve(core.dramBase, 4), 'MEMORY_OVERLAP');
+  });
+});
+
 describe('the same API on the mapped back end over a sparse file', () => {
   afterEach(removeFiles);
 
