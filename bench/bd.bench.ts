@@ -171,6 +171,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const common = `${n} TX+RX pairs into ${RING}-descriptor rings, best of ${reps}; bytes checked equal`;
   return [
     {
+      metric: 'bd.putCopyPair.throughput',
       name: 'BD emission: BdRings.putCopyPair (validated TX+RX pair)',
       value: descs / best.pair,
       unit: 'descriptors/s',
@@ -180,6 +181,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
       notes: common,
     },
     {
+      metric: 'bd.putTxRx.throughput',
       name: 'BD emission: putTx + putRx (validated) into Uint32Array rings',
       value: descs / best.put,
       unit: 'descriptors/s',
@@ -188,6 +190,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
       notes: common,
     },
     {
+      metric: 'bd.encode.throughput',
       name: 'BD emission: encodeTx + encodeRx (field objects) into Uint32Array rings',
       value: descs / best.enc,
       unit: 'descriptors/s',
@@ -196,6 +199,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
       notes: `${common}; the convenience form (reads a fields object per descriptor)`,
     },
     {
+      metric: 'bd.encodeBytes.throughput',
       name: 'BD emission: encodeTx + encodeRx into Uint8Array rings',
       value: descs / best.u8,
       unit: 'descriptors/s',

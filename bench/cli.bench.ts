@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spread } from './measure.ts';
 import type { BenchResult } from './types.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,11 +39,6 @@ function sample(args: string[]): Sample {
   return { cpuMs: Math.round((Number(m[1]) + Number(m[2])) * 1000), wallMs };
 }
 
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return { min: s[0], median: s[Math.floor(s.length / 2)], max: s[s.length - 1] };
-};
-
 const COMMANDS: { name: string; args: string[] }[] = [
   { name: 'cli.help.cpu', args: [BIN, '--help'] },
   { name: 'cli.version.cpu', args: [BIN, '--version'] },
@@ -63,18 +59,23 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
     base.push(sample(['-e', '0']));
     COMMANDS.forEach((c, i) => per[i].push(sample(c.args)));
   }
-  const b = stats(base.map((s) => s.cpuMs));
-  const bw = stats(base.map((s) => s.wallMs));
+  const b = spread(base.map((s) => s.cpuMs));
+  const bw = spread(base.map((s) => s.wallMs));
   return COMMANDS.map((c, i) => {
-    const cpu = stats(per[i].map((s) => s.cpuMs));
-    const wall = stats(per[i].map((s) => s.wallMs));
+    const cpu = spread(per[i].map((s) => s.cpuMs));
+    const wall = spread(per[i].map((s) => s.wallMs));
     return {
-      name: c.name,
+      metric: c.name,
+      name: `nxdma ${c.args.slice(1).join(' ')}: CPU time (user + sys) of the child`,
       value: cpu.median,
       unit: 'ms CPU',
       baseline: { name: 'node -e 0', value: b.median, unit: 'ms CPU' },
       ratio: cpu.median / b.median,
       goal: '<= 2x',
+      timing: {
+        value: { runs: reps, cpuMs: cpu, wallMs: wall },
+        baseline: { runs: reps, cpuMs: b, wallMs: bw },
+      },
       notes:
         `median of ${reps}; CPU min/median/max ${cpu.min}/${cpu.median}/${cpu.max} ms ` +
         `(node -e 0: ${b.min}/${b.median}/${b.max}); wall median ${wall.median.toFixed(1)} ms ` +
@@ -86,7 +87,9 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const results = await run({ quick: process.argv.includes('--quick') });
   for (const r of results) {
-    console.log(`${r.name}: ${r.value} ${r.unit} / ${r.baseline?.value} = ${r.ratio?.toFixed(2)}x`);
+    console.log(
+      `${r.metric}: ${r.value} ${r.unit} / ${r.baseline?.value} = ${r.ratio?.toFixed(2)}x`,
+    );
     console.log(`  ${r.notes}`);
   }
 }

@@ -208,6 +208,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const common = `${RING} copies of 64 KiB (one TX + one RX descriptor each) per round, best of ${rounds}; ring bytes checked equal`;
   return [
     {
+      metric: 'udma.copy.throughput',
       name: 'copy submission: UdmaEngine.copy (checked buffers)',
       value: rate(best.copy),
       unit: 'descriptors/s',
@@ -217,6 +218,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
       notes: `${common}; every copy validates its arguments and checks both buffers are mapped`,
     },
     {
+      metric: 'udma.copyUnchecked.throughput',
       name: 'copy submission: UdmaEngine.copy (checkBuffers: false)',
       value: rate(best.unchecked),
       unit: 'descriptors/s',
@@ -225,6 +227,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
       notes: common,
     },
     {
+      metric: `udma.copyBatch${BATCH}.throughput`,
       name: `copy submission: copyBatch of ${BATCH}`,
       value: rate(best.batch),
       unit: 'descriptors/s',
@@ -234,6 +237,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
       notes: `${common}; checked buffers. The raw loop is a few stores per descriptor; compare the encoders-alone line for the floor of any validated path`,
     },
     {
+      metric: 'udma.encodersFloor.throughput',
       name: 'copy submission floor: putTx + putRx alone (validated encoders, no driver)',
       value: rate(best.enc),
       unit: 'descriptors/s',

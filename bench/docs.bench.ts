@@ -15,13 +15,8 @@ import { buildDocs } from '../csr/docs/index.ts';
 import { REGFILE_NAMES, schemaDisplayPath, schemaPath } from '../csr/schema/files.ts';
 import { parseRegFile } from '../csr/schema/loader.ts';
 import type { RegFileModel } from '../csr/schema/model.ts';
+import { MIN_RUNS, measure, measureAgainst } from './measure.ts';
 import type { BenchResult } from './types.ts';
-
-function time(f: () => unknown): number {
-  const t = process.hrtime.bigint();
-  f();
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
 
 function loadFresh(): RegFileModel[] {
   return REGFILE_NAMES.map((n) =>
@@ -30,7 +25,7 @@ function loadFresh(): RegFileModel[] {
 }
 
 export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
-  const reps = opts.quick ? 3 : 10;
+  const reps = opts.quick ? MIN_RUNS : 10;
   const fresh = Array.from({ length: reps + 1 }, loadFresh);
   const models = fresh[0];
 
@@ -44,26 +39,18 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const jsonBytes = JSON.stringify(models).length;
   let sink = jsonBytes;
 
-  let cold = Infinity;
-  let warm = Infinity;
-  let base = Infinity;
-  for (let r = 0; r < reps; r++) {
-    const m = fresh[r + 1];
-    cold = Math.min(
-      cold,
-      time(() => buildDocs(m)),
-    );
-    warm = Math.min(
-      warm,
-      time(() => buildDocs(models)),
-    );
-    base = Math.min(
-      base,
-      time(() => {
-        sink += JSON.stringify(models).length;
-      }),
-    );
-  }
+  // Already warmed by the build above; cold runs each get freshly parsed models.
+  const coldT = measureAgainst(
+    (i) => buildDocs(fresh[i + 1]),
+    () => {
+      sink += JSON.stringify(models).length;
+    },
+    { runs: reps, warmup: 0 },
+  );
+  const warmT = measure(() => buildDocs(models), { runs: reps, warmup: 0 });
+  const cold = coldT.value.wallMs.min;
+  const warm = warmT.wallMs.min;
+  const base = coldT.baseline.wallMs.min;
   if (sink <= 0) throw new Error('unreachable');
   const baseline = {
     name: 'JSON.stringify of the three loaded models',
@@ -73,19 +60,23 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const common = `best of ${reps}; ${first.files.length} files, ${(bytes / 1024).toFixed(0)} KiB, ${svgs} SVG diagrams per format`;
   return [
     {
+      metric: 'docs.build.cold.time',
       name: 'nxdma docs build, cold (3 register files, html + md, every diagram rendered)',
       value: cold,
       unit: 'ms',
       baseline,
       ratio: cold / base,
+      timing: coldT,
       notes: `${common}; models parsed before timing; ratio is time / baseline time; the baseline writes ${(jsonBytes / 1048576).toFixed(1)} MiB (each word's instance repeats its block)`,
     },
     {
+      metric: 'docs.build.warm.time',
       name: 'nxdma docs build, warm (diagrams cached per register)',
       value: warm,
       unit: 'ms',
       baseline,
       ratio: warm / base,
+      timing: { value: warmT, baseline: coldT.baseline },
       notes: common,
     },
   ];

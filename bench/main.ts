@@ -1,26 +1,25 @@
 /**
  * `npm run bench`: every benchmark in one process run, one table of ratios against baselines
- * measured in the same run, also written to bench/results.json.
+ * measured in the same run, also written as machine-readable metrics to out/bench/results.json
+ * (see bench/results.ts for its shape). The reviewed record of a full run is docs/performance.md.
  *
  *   npm run bench                 full run
  *   npm run bench -- --quick      smaller inputs (a smoke run)
- *   npm run bench -- --only mock  only the bench files whose name contains "mock"
+ *   npm run bench -- --only mock  only the bench files whose name contains "mock" (not written
+ *                                 to out/bench/results.json, which holds full runs)
  *   npm run bench -- --json       print the results as JSON instead of the table
  */
-import { readdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { arch, cpus, loadavg, platform, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { BenchResult, BenchRun } from './types.ts';
+import { buildReport, toMetric, type FileResult, type Machine, type Report } from './results.ts';
+import type { BenchRun } from './types.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-interface FileResult {
-  file: string;
-  seconds: number;
-  results: BenchResult[];
-  error?: string;
-}
+const root = join(here, '..');
+const outDir = join(root, 'out', 'bench');
 
 function fmt(v: number): string {
   if (!Number.isFinite(v)) return String(v);
@@ -30,17 +29,18 @@ function fmt(v: number): string {
   return v.toLocaleString('en-US', { maximumFractionDigits: a >= 100 ? 1 : 3 });
 }
 
-function renderTable(all: FileResult[]): string {
-  const rows: string[][] = [['benchmark', 'value', 'baseline', 'ratio', 'goal']];
+function renderTable(report: Report, all: FileResult[]): string {
+  const rows: string[][] = [['metric', 'value', 'baseline', 'ratio', 'goal']];
   for (const f of all) {
     if (f.error) rows.push([`${f.file}: FAILED`, f.error, '', '', '']);
     for (const r of f.results) {
+      const m = report.metrics[r.metric];
       rows.push([
-        r.name,
-        `${fmt(r.value)} ${r.unit}`,
+        r.metric,
+        `${fmt(m.value)} ${m.unit}`,
         r.baseline ? `${r.baseline.name}: ${fmt(r.baseline.value)} ${r.baseline.unit}` : '',
-        r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`,
-        r.goal ?? '',
+        m.ratio === undefined ? '' : `${m.ratio.toFixed(2)}x`,
+        m.goal === undefined ? '' : `${m.goal} (${m.met ? 'met' : 'not met'})`,
       ]);
     }
   }
@@ -73,31 +73,44 @@ async function main(argv: string[]): Promise<number> {
     try {
       const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
       const results = await mod.run({ quick });
+      for (const r of results) toMetric(r, file); // a bad name, goal or ratio fails this file
       all.push({ file, seconds: (performance.now() - t0) / 1000, results });
     } catch (e) {
       all.push({ file, seconds: (performance.now() - t0) / 1000, results: [], error: String(e) });
     }
   }
-  const report = {
+  const machine: Machine = {
+    node: process.version,
+    platform: platform(),
+    arch: arch(),
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    loadavg: loadavg().map((x) => Number(x.toFixed(2))),
+  };
+  const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' });
+  const report = buildReport(all, {
     date: new Date().toISOString(),
     command: `npm run bench${argv.length ? ' -- ' + argv.join(' ') : ''}`,
-    machine: {
-      node: process.version,
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cores: cpus().length,
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-    },
+    commit: git.status === 0 ? git.stdout.trim() : null,
     quick,
-    files: all,
-  };
-  if (!only) writeFileSync(join(here, 'results.json'), JSON.stringify(report, null, 2) + '\n');
+    machine,
+  });
+  const target = join(outDir, 'results.json');
+  if (!only) {
+    // atomically: a reader never sees half a file
+    mkdirSync(outDir, { recursive: true });
+    const tmp = join(outDir, `.results.json.${process.pid}.tmp`);
+    writeFileSync(tmp, JSON.stringify(report, null, 2) + '\n');
+    renameSync(tmp, target);
+  }
   if (json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else {
     process.stdout.write(
-      `nxdma benchmarks: ${report.machine.cpu}, ${report.machine.cores} cores, Node ${report.machine.node}\n\n`,
+      `nxdma benchmarks: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}\n\n`,
     );
-    process.stdout.write(renderTable(all) + '\n');
-    if (!only) process.stdout.write('\nwritten to bench/results.json\n');
+    process.stdout.write(renderTable(report, all) + '\n');
+    if (!only) process.stdout.write('\nwritten to out/bench/results.json\n');
   }
   return all.some((f) => f.error) ? 1 : 0;
 }

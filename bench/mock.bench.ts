@@ -4,8 +4,7 @@
  * `Buffer.copy` of the same bytes between the same buffers, chunk for chunk, in the same run.
  *
  * - 64 KiB descriptors: bytes/s, goal >= 0.5x Buffer.copy.
- * - 64-byte descriptors: descriptors/s, goal >= 2,000,000/s (the Buffer.copy figure is the
- *   baseline for the ratio).
+ * - 64-byte descriptors: descriptors/s, goal >= 0.5x Buffer.copy of the same 64-byte chunks.
  *
  * Only the engine's run is timed; writing the descriptors and ringing the doorbells is not.
  *
@@ -172,6 +171,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const small = measure(65536, 64, opts.quick ? 1 : 4, reps);
   return [
     {
+      metric: 'mock.desc64k.throughput',
       name: 'mock copy, 64 KiB descriptors (host -> DRAM through rings)',
       value: bigBytes / big.mock,
       unit: 'bytes/s',
@@ -185,6 +185,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
       notes: `256 descriptors per lap, best of ${reps}; destination checked equal to source`,
     },
     {
+      metric: 'mock.desc64.throughput',
       name: 'mock copy, 64-byte descriptors',
       value: 65536 / small.mock,
       unit: 'descriptors/s',
@@ -194,8 +195,8 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
         unit: 'copies/s',
       },
       ratio: small.copy / small.mock,
-      goal: '>= 2,000,000 descriptors/s',
-      notes: `65,536-descriptor rings, one packet per descriptor, best of ${reps}; destination checked`,
+      goal: '>= 0.5x',
+      notes: `65,536-descriptor rings, one packet per descriptor, best of ${reps}; destination checked; the earlier absolute target was 2,000,000 descriptors/s`,
     },
   ];
 }

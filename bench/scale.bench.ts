@@ -177,6 +177,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
     }
     const label = n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`;
     out.push({
+      metric: `scale.mock${label}.throughput`,
       name: `scale.mock.${label} (64-byte descriptors, one queue, 65,536-descriptor ring)`,
       value: Math.round(n / best),
       unit: 'descriptors/s',
@@ -186,8 +187,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
         unit: 'copies/s',
       },
       ratio: base / best,
-      goal: 'linear: descriptors/s flat from 10k to 1M',
-      notes: `engine run ${(best * 1000).toFixed(1)} ms for ${n} descriptors (${((best / n) * 1e9).toFixed(0)} ns each), best of ${reps}`,
+      notes: `expected linear: descriptors/s flat from 10k to 1M; engine run ${(best * 1000).toFixed(1)} ms for ${n} descriptors (${((best / n) * 1e9).toFixed(0)} ns each), best of ${reps}`,
     });
   }
 
@@ -197,6 +197,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const one = setUp(1, 1, 1 << 16).ms;
   const all = setUp(E, Q, 1 << 16).ms;
   out.push({
+    metric: 'scale.setup16x16.time',
     name: 'scale.setup: 16 engines x 16 queues, 65,536-descriptor rings (bring-up + initQueue)',
     value: Number((all / (E * Q)).toFixed(3)),
     unit: 'ms per queue',
@@ -217,6 +218,8 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
     const r = spread(e, q, total);
     if (!r.ok) throw new Error('scale bench: copies missing');
     out.push({
+      metric:
+        e === 1 && q === Q ? `mock.queues1x${Q}.throughput` : `scale.copies${e}x${q}.throughput`,
       name: `scale.copies.${e}x${q}: ${total.toLocaleString('en-US')} 64-byte copies over ${e} engine${e > 1 ? 's' : ''} x ${q} queue${q > 1 ? 's' : ''}, end to end through the driver`,
       value: Math.round(total / r.seconds),
       unit: 'copies/s',
@@ -226,6 +229,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
         unit: 'copies/s',
       },
       ratio: single.seconds / r.seconds,
+      ...(e === 1 && q === Q ? { goal: '>= 0.9x' } : {}),
       notes: `${what}; submit + run + poll, ${(r.seconds * 1000).toFixed(0)} ms vs ${(single.seconds * 1000).toFixed(0)} ms`,
     });
   }

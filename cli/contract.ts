@@ -99,6 +99,12 @@ export function contractOut(out: Out): Out & { readonly printed: boolean } {
     get tty() {
       return out.tty;
     },
+    get errTty() {
+      return out.errTty;
+    },
+    get errStream() {
+      return out.errStream;
+    },
     get printed() {
       return printed;
     },

@@ -4,6 +4,7 @@ import { CliExit, EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit.ts';
 import { makeOut, type Out } from './output.ts';
 import { ERROR_PREFIX, contractOut, errorJson, jsonRequested, reportError } from './contract.ts';
 import { commands } from './commands/index.ts';
+import { applyDeviceEnv } from './env-defaults.ts';
 import { VERSION } from './version.ts';
 
 export interface CliContext {
@@ -19,7 +20,9 @@ Example:
   $ nxdma docs --out docs/site
 
 Every command that reports takes --json. Output is plain (no colour) when stdout is not a
-terminal or NO_COLOR is set; progress bars appear on stderr of a terminal only. docs/cli.md
+terminal or NO_COLOR is set (FORCE_COLOR forces colour on, FORCE_COLOR=0 off); progress appears
+on stderr of a terminal only. NXDMA_DEVICE and NXDMA_PROFILE are the defaults of --device and
+--profile (an option given, or --mock, wins). docs/cli.md
 describes every command.`;
 
 /**
@@ -44,6 +47,7 @@ export async function buildProgram(ctx: CliContext, only?: string): Promise<Comm
       outputError: (s, write) =>
         write(`${ERROR_PREFIX} [BAD_ARGUMENT]: ${s.replace(/^error: /, '')}`),
     });
+  program.hook('preAction', (_root, action) => applyDeviceEnv(action));
   for (const entry of commands) {
     if (only === undefined || entry.name === only) {
       const { register } = await entry.load();

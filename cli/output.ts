@@ -1,10 +1,30 @@
-/** Output conventions shared by every sub-command: plain when not a TTY or when NO_COLOR is set. */
+/**
+ * Output conventions shared by every sub-command: colour per colorEnabled (FORCE_COLOR, NO_COLOR,
+ * a terminal), progress only on a terminal's stderr.
+ */
 export interface Out {
   log(line?: string): void;
   err(line: string): void;
   json(value: unknown): void;
   readonly color: boolean;
+  /** stdout is a terminal. */
   readonly tty: boolean;
+  /** stderr is a terminal (progress is drawn there only). */
+  readonly errTty?: boolean;
+  /** The stream progress is drawn on (stderr); absent: no progress at all. */
+  readonly errStream?: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/**
+ * Whether output is coloured: FORCE_COLOR forces it on (any value but "0" or "false", which
+ * force it off), as Node.js reads it; otherwise NO_COLOR (any non-empty value) turns it off;
+ * otherwise it is on when the stream is a terminal.
+ */
+export function colorEnabled(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return !['0', 'false'].includes(force.trim().toLowerCase());
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return isTTY;
 }
 
 export function makeOut(
@@ -12,9 +32,12 @@ export function makeOut(
   stderr: NodeJS.WritableStream = process.stderr,
 ): Out {
   const tty = Boolean((stdout as { isTTY?: boolean }).isTTY);
-  const color = tty && !process.env.NO_COLOR;
+  const errTty = Boolean((stderr as { isTTY?: boolean }).isTTY);
+  const color = colorEnabled(process.env, tty);
   return {
     tty,
+    errTty,
+    errStream: stderr as NodeJS.WritableStream & { isTTY?: boolean },
     color,
     log: (line = '') => void stdout.write(line + '\n'),
     err: (line) => void stderr.write(line + '\n'),

@@ -16,7 +16,15 @@ import { ringSizeFor } from '../driver/udma/ring.ts';
 import { MockDevice } from '../mocks/device.ts';
 import { numberArg } from './input.ts';
 import type { InputSet } from '../common/files.ts';
-import { checkTimelineOption, timelineJson, writeTimeline, type TimelineJson } from './timeline.ts';
+import {
+  checkTraceJsonOption,
+  writeTraceJson,
+  type TraceJsonReport,
+  checkTimelineOption,
+  timelineJson,
+  writeTimeline,
+  type TimelineJson,
+} from './timeline.ts';
 
 export interface QosWorkload {
   /** Copies per queue (1..4096, default 64). */
@@ -122,6 +130,8 @@ export function simulateQosPlan(
 /** The --timeline options of `nxdma qos show`. */
 export interface QosTimelineOptions {
   timeline?: string;
+  /** --trace-json: the same simulation written in the Chrome trace event format. */
+  traceJson?: string;
   timelinePackets?: string;
   timelineBytes?: string;
 }
@@ -151,11 +161,18 @@ export function qosShowTimeline(
   inputs?: InputSet,
 ): TimelineJson | undefined {
   if (opts.timeline === undefined) {
-    if (opts.timelinePackets !== undefined || opts.timelineBytes !== undefined) {
+    if (
+      opts.traceJson === undefined &&
+      (opts.timelinePackets !== undefined || opts.timelineBytes !== undefined)
+    ) {
       throw new NxdmaError(
         'BAD_ARGUMENT',
-        '--timeline-packets and --timeline-bytes need --timeline <file>',
-        { where: '--timeline', expected: '--timeline <file>', actual: undefined },
+        '--timeline-packets and --timeline-bytes need --timeline <file> or --trace-json <file>',
+        {
+          where: '--timeline',
+          expected: '--timeline <file> or --trace-json <file>',
+          actual: undefined,
+        },
       );
     }
     return undefined;
@@ -169,21 +186,51 @@ export function qosShowTimeline(
     dev,
     {
       title: `QoS plan ${basename(planFile)} on the mock: ${packets} copies of ${bytes} bytes queued on each planned queue`,
-      laneName: (engine, queue) => {
-        const q = plan.engines
-          .find((e) => e.engine === engine)
-          ?.queues.find((x) => x.queue === queue);
-        if (!q) return undefined;
-        if (q.class !== undefined) return q.class;
-        return [
-          q.qos?.qQos !== undefined ? `q_qos ${q.qos.qQos}` : '',
-          q.qos?.weight !== undefined ? `weight ${q.qos.weight}` : '',
-        ]
-          .filter(Boolean)
-          .join(', ');
-      },
+      laneName: planLaneName(plan),
     },
     inputs,
   );
   return timelineJson(r);
+}
+
+/** The track name of a planned queue: its class, or its explicit values. */
+function planLaneName(plan: QosPlan): (engine: number, queue: number) => string | undefined {
+  return (engine, queue) => {
+    const q = plan.engines.find((e) => e.engine === engine)?.queues.find((x) => x.queue === queue);
+    if (!q) return undefined;
+    if (q.class !== undefined) return q.class;
+    return [
+      q.qos?.qQos !== undefined ? `q_qos ${q.qos.qQos}` : '',
+      q.qos?.weight !== undefined ? `weight ${q.qos.weight}` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+  };
+}
+
+/**
+ * `qos show --trace-json`: the plan simulated as for --timeline (same workload options), the
+ * service trace written in the Chrome trace event format; undefined without --trace-json.
+ */
+export function qosShowTraceJson(
+  plan: QosPlan,
+  planFile: string,
+  opts: QosTimelineOptions & { allowInferred?: boolean },
+  engines: readonly number[] | undefined,
+  inputs?: InputSet,
+): TraceJsonReport | undefined {
+  if (opts.traceJson === undefined) return undefined;
+  checkTraceJsonOption(opts.traceJson, { mock: true, inputs });
+  const packets = parseCount(opts.timelinePackets, '--timeline-packets') ?? QOS_TIMELINE_PACKETS;
+  const bytes = parseCount(opts.timelineBytes, '--timeline-bytes') ?? QOS_TIMELINE_BYTES;
+  const dev = simulateQosPlan(plan, { engines, packets, bytes, allowInferred: opts.allowInferred });
+  return writeTraceJson(
+    opts.traceJson,
+    dev,
+    {
+      title: `QoS plan ${basename(planFile)} on the mock: ${packets} copies of ${bytes} bytes queued on each planned queue`,
+      laneName: planLaneName(plan),
+    },
+    inputs,
+  );
 }

@@ -8,6 +8,7 @@ import { type InputSet, checkOutputFile, writeOutputFile } from '../common/files
 import type { Device } from '../csr/io.ts';
 import { badArg } from './input.ts';
 import { serviceTraceOf } from '../mocks/service-trace.ts';
+import { chromeTrace, type ChromeTraceOptions } from '../mocks/chrome-trace.ts';
 import { renderTimeline, type TimelineOptions, type TimelineResult } from '../mocks/timeline.ts';
 
 /** What a command reports about a timeline it wrote. */
@@ -76,4 +77,52 @@ export function writeTimeline(
 /** The JSON summary of a written timeline. */
 export function timelineJson(r: TimelineResult & { file: string }): TimelineJson {
   return { file: r.file, lanes: r.lanes.length, bars: r.bars, packets: r.packets, bytes: r.bytes };
+}
+
+/** What a command reports about a Chrome trace it wrote (--trace-json). */
+export interface TraceJsonReport {
+  file: string;
+  tracks: number;
+  events: number;
+  packets: number;
+}
+
+/** Checks a --trace-json value before anything runs (as checkTimelineOption). */
+export function checkTraceJsonOption(
+  file: string | undefined,
+  opts: { mock: boolean; inputs?: InputSet },
+): void {
+  if (file === undefined) return;
+  if (!opts.mock) {
+    throw badArg(
+      '--trace-json',
+      '--trace-json writes the mock device service trace; a mapped device keeps none (use --mock)',
+      '--mock',
+      '--device',
+    );
+  }
+  checkOutputFile(file, { option: '--trace-json', inputs: opts.inputs });
+}
+
+/** Writes the device's service trace to `file` in the Chrome trace event format (Perfetto). */
+export function writeTraceJson(
+  file: string,
+  device: Device,
+  opts: ChromeTraceOptions = {},
+  inputs?: InputSet,
+): TraceJsonReport {
+  const trace = serviceTraceOf(device);
+  if (trace === null) {
+    throw badArg(
+      '--trace-json',
+      `${device.name} keeps no service trace`,
+      'a mock device',
+      device.name,
+    );
+  }
+  const doc = chromeTrace(trace, opts);
+  writeOutputFile(file, JSON.stringify(doc) + '\n', { option: '--trace-json', inputs });
+  const x = doc.traceEvents.filter((e) => e.ph === 'X').length;
+  const tracks = doc.traceEvents.filter((e) => e.name === 'thread_name').length;
+  return { file, tracks, events: doc.traceEvents.length, packets: x };
 }

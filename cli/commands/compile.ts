@@ -17,7 +17,7 @@ import { ERROR_PREFIX, errorJson, errorLines } from '../contract.ts';
 import { readProgramInput, withLocations } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, table } from '../output.ts';
-import { progress } from '../progress.ts';
+import { phases } from '../progress.ts';
 
 const EXAMPLE = `
 Example:
@@ -120,7 +120,9 @@ export function register(program: Command, ctx: CliContext): void {
       const { out } = ctx;
       const arch = parseArch(opts.arch);
       let m: Module;
+      const bar = phases({ label: basename(file), stream: out.errStream });
       try {
+        bar.phase('parse');
         const input = readProgramInput(file);
         try {
           m = parseProgram(input.json, { arch, file });
@@ -128,6 +130,7 @@ export function register(program: Command, ctx: CliContext): void {
           throw withLocations(e, input);
         }
       } catch (e) {
+        bar.stop();
         if (opts.json && e instanceof NxdmaError) {
           out.json({
             arch: arch ?? null,
@@ -141,11 +144,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
         throw e;
       }
-      const bar = progress({
-        label: basename(file),
-        unit: 'passes',
-        enabled: out.tty && !opts.json,
-      });
+      bar.phase('compile', 'passes', PIPELINE.length);
       let passesRun = 0;
       try {
         const r = compile(m, { onPass: () => bar.update(++passesRun, PIPELINE.length) });

@@ -26,6 +26,7 @@ import { regFiles } from '../../csr/schema/files.ts';
 import type { RegFileModel } from '../../csr/schema/model.ts';
 import { getProfile } from '../../csr/profiles.ts';
 import type { CliContext } from '../main.ts';
+import { phases } from '../progress.ts';
 
 export const DEFAULT_DOCS_OUT = 'docs/site';
 
@@ -123,13 +124,26 @@ function run(ctx: CliContext, opts: DocsCliOptions): void {
   }
   const limit = budgetLimit(REGISTER_WORDS, opts.maxRegisterWords);
   const inputs = new InputSet();
-  const files = opts.schema?.length
-    ? opts.schema.map((p) => loadSchema(p, limit, inputs))
-    : Object.values(regFiles());
-  const unit = unitOf(opts.profile, files);
-  // the whole site is rendered in memory before anything is written
-  const build = buildDocs(files, { formats, unit, title: opts.title });
-  const report = writeDocs(build, opts.out, { inputs });
+  const bar = phases({ label: 'docs', stream: ctx.out.errStream });
+  let report: WriteReport;
+  try {
+    bar.phase('parse', 'schemas', opts.schema?.length ?? 1);
+    const files = opts.schema?.length
+      ? opts.schema.map((p, i) => {
+          const m = loadSchema(p, limit, inputs);
+          bar.update(i + 1, opts.schema!.length);
+          return m;
+        })
+      : Object.values(regFiles());
+    const unit = unitOf(opts.profile, files);
+    // the whole site is rendered in memory before anything is written
+    bar.phase('render');
+    const build = buildDocs(files, { formats, unit, title: opts.title });
+    bar.phase('write', 'files', build.files.length);
+    report = writeDocs(build, opts.out, { inputs });
+  } finally {
+    bar.stop();
+  }
   const open = formats.includes('html') ? 'html/index.html' : null;
   if (opts.json) {
     const json: DocsJson = { ...report, open };

@@ -31,10 +31,11 @@ import {
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
 import { CliExit, EXIT } from '../exit.ts';
+import { checkTraceJsonOption } from '../timeline.ts';
 import { InputSet } from '../../common/files.ts';
 import { badArg, readJsonFile, withLocations } from '../input.ts';
 import { paint, table } from '../output.ts';
-import { qosShowTimeline, type QosTimelineOptions } from '../qos-timeline.ts';
+import { qosShowTimeline, qosShowTraceJson, type QosTimelineOptions } from '../qos-timeline.ts';
 import { HARDWARE_CONFIRMATION, checkDeviceChoice, type DeviceChoice } from '../device-options.ts';
 import { openCliDevice } from '../device-open.ts';
 import { checkSnapshotTarget, readSnapshot, writeSnapshot } from '../snapshot-file.ts';
@@ -210,7 +211,9 @@ function show(ctx: CliContext, file: string, opts: CommonOptions & QosTimelineOp
   const plan = readPlan(file, inputs);
   const engines = engineFilter(plan, opts.engine);
   const program = planQos(plan, { allowInferred: opts.allowInferred, engines });
+  if (opts.traceJson !== undefined) checkTraceJsonOption(opts.traceJson, { mock: true, inputs });
   const timeline = qosShowTimeline(plan, file, opts, engines, inputs);
+  const traceJson = qosShowTraceJson(plan, file, opts, engines, inputs);
   if (opts.json) {
     ctx.out.json({
       engines: describeQosPlan(plan, engines),
@@ -232,6 +235,7 @@ function show(ctx: CliContext, file: string, opts: CommonOptions & QosTimelineOp
       })),
       warnings: program.warnings,
       ...(timeline ? { timeline } : {}),
+      ...(traceJson ? { traceJson } : {}),
     });
     return;
   }
@@ -258,6 +262,11 @@ function show(ctx: CliContext, file: string, opts: CommonOptions & QosTimelineOp
         : ''),
   );
   printWarnings(ctx, program.warnings);
+  if (traceJson) {
+    ctx.out.log(
+      `trace: ${traceJson.file} (Chrome trace event format, ${traceJson.tracks} queue tracks, ${traceJson.packets} packets; open in Perfetto)`,
+    );
+  }
   if (timeline) {
     ctx.out.log(
       `timeline: ${timeline.file} (${timeline.lanes} queues, ${timeline.packets} packets served on the mock)`,
@@ -488,6 +497,7 @@ Example:
   $ nxdma qos show examples/qos-plan.json
   $ nxdma qos show examples/qos-plan.json --engine 0 --json
   $ nxdma qos show examples/qos-plan.json --timeline qos.svg
+  $ nxdma qos show examples/qos-plan.json --trace-json qos.trace.json
 
 The plan as a table per engine (class, priority_class, AXI_qos, q_qos, weight, HP, rate limits,
 arbiter modes) and the register writes it makes (mask and value). Needs no device.`;
@@ -520,6 +530,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option(
       '--timeline <file>',
       'run the plan on a mock with every queue backlogged; draw it (SVG)',
+    )
+    .option(
+      '--trace-json <file>',
+      'run the plan as for --timeline; write the service trace as a Chrome trace (Perfetto)',
     )
     .option('--timeline-packets <n>', 'copies queued per queue for --timeline (default 64)')
     .option('--timeline-bytes <n>', 'bytes per copy for --timeline (default 4096)')

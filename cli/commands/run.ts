@@ -25,7 +25,7 @@ import { openCliDevice } from '../device-open.ts';
 import {
   defaultRingBase,
   flowMock,
-  prepareFlow,
+  prepareCompiled,
   runPrepared,
   totalsOf,
   type FlowReport,
@@ -38,8 +38,16 @@ import { LOOP_ITERATIONS, RING_BYTES, budgetLimit, checkBudget } from '../budget
 import { badArg, numberArg, readProgramInput, withLocations } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, paint, table } from '../output.ts';
-import { progress } from '../progress.ts';
-import { checkTimelineOption, timelineFileFor, writeTimeline } from '../timeline.ts';
+import { phases } from '../progress.ts';
+import { parseProgram } from '../../compiler/ir/to-module.ts';
+import { PIPELINE, compile } from '../../compiler/passes/pipeline.ts';
+import {
+  checkTimelineOption,
+  checkTraceJsonOption,
+  timelineFileFor,
+  writeTimeline,
+  writeTraceJson,
+} from '../timeline.ts';
 
 /** The confirmation a hardware run needs (the one every writing command takes). */
 export { HARDWARE_CONFIRMATION };
@@ -50,6 +58,7 @@ Example:
   $ nxdma run examples/programs/transpose-chain.json --mock --json
   $ nxdma run examples/programs/qos-mix.json --mock --trace
   $ nxdma run examples/programs/qos-mix.json --mock --timeline qos-mix.svg
+  $ nxdma run examples/programs/qos-mix.json --mock --trace-json qos-mix.trace.json
 
 With --json a program prints
   { program, passes, queues: [{ name, engine, qid, descriptors, bytes }], bytesMoved,
@@ -80,6 +89,7 @@ interface RunOptions {
   memory?: string[];
   maxIterations?: string;
   maxRingBytes?: string;
+  traceJson?: string;
   dgeBackends?: string;
 }
 
@@ -318,31 +328,37 @@ async function runOne(
   file: string,
   o: RunOptions,
   out: Out,
-  tty: boolean,
   inputs: InputSet,
   timeline?: string,
+  traceJson?: string,
 ): Promise<FlowReport> {
   const lowerOpts =
     o.dgeBackends === undefined ? {} : { availability: parseBackendList(o.dgeBackends) };
-  const input = readProgramInput(file, inputs);
-  const loops = loopIterationsOf(input.json);
+  const bar = phases({ label: basename(file), stream: out.errStream });
   try {
-    const limit = budgetLimit(LOOP_ITERATIONS, o.maxIterations);
-    checkBudget(LOOP_ITERATIONS, limit, loops.total, `${file} ${loops.where}`, loops.where);
-  } catch (e) {
-    throw withLocations(e, input);
-  }
-  let p: PreparedFlow;
-  try {
-    p = prepareFlow(input.json, { file, lower: lowerOpts });
-  } catch (e) {
-    throw withLocations(e, input);
-  }
-  checkBudget(RING_BYTES, budgetLimit(RING_BYTES, o.maxRingBytes), p.ringBytes, `${file} rings`);
-  const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
-  const device = deviceFor(o, p, ringBase);
-  const bar = progress({ label: basename(file), unit: 'DMAs', enabled: tty });
-  try {
+    bar.phase('parse');
+    const input = readProgramInput(file, inputs);
+    const loops = loopIterationsOf(input.json);
+    try {
+      const limit = budgetLimit(LOOP_ITERATIONS, o.maxIterations);
+      checkBudget(LOOP_ITERATIONS, limit, loops.total, `${file} ${loops.where}`, loops.where);
+    } catch (e) {
+      throw withLocations(e, input);
+    }
+    let p: PreparedFlow;
+    try {
+      const m = parseProgram(input.json, { file });
+      bar.phase('compile', 'passes', PIPELINE.length);
+      let passes = 0;
+      const compiled = compile(m, { onPass: () => bar.update(++passes, PIPELINE.length) });
+      bar.phase('lower');
+      p = prepareCompiled(compiled, { file, lower: lowerOpts });
+    } catch (e) {
+      throw withLocations(e, input);
+    }
+    checkBudget(RING_BYTES, budgetLimit(RING_BYTES, o.maxRingBytes), p.ringBytes, `${file} rings`);
+    const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
+    const device = deviceFor(o, p, ringBase);
     const report = await runPrepared(p, device, {
       ringBase,
       file,
@@ -351,6 +367,8 @@ async function runOne(
       allowInferred: o.allowInferred === true,
       trace: o.trace === true,
       lower: lowerOpts,
+      onPhase: (ph) =>
+        ph === 'run' ? bar.phase('run', 'DMAs', p.lowered.dmas.length) : bar.phase(ph),
       onProgress: (done, total) => bar.update(done, total),
     });
     if (timeline !== undefined) {
@@ -359,6 +377,18 @@ async function runOne(
         device,
         {
           title: `nxdma run ${report.program}: queue service (${report.arbitration.mode === 'qos' ? 'QoS from each queue class' : 'round robin'})`,
+          laneName: (engine, qid) =>
+            report.queues.find((q) => q.engine === engine && q.qid === qid)?.name,
+        },
+        inputs,
+      );
+    }
+    if (traceJson !== undefined) {
+      writeTraceJson(
+        traceJson,
+        device,
+        {
+          title: `nxdma run ${report.program}`,
           laneName: (engine, qid) =>
             report.queues.find((q) => q.engine === engine && q.qid === qid)?.name,
         },
@@ -409,6 +439,10 @@ export function register(program: Command, ctx: CliContext): void {
       'draw the mock queue service over time as SVG (a directory run: one file per program)',
     )
     .option(
+      '--trace-json <file>',
+      'write the mock queue service as a Chrome trace (Perfetto, chrome://tracing; a directory run: one file per program)',
+    )
+    .option(
       `${LOOP_ITERATIONS.option} <n>`,
       `refuse a program whose loops run more iterations than this (default ${LOOP_ITERATIONS.defaultLimit})`,
     )
@@ -424,6 +458,7 @@ export function register(program: Command, ctx: CliContext): void {
       parseNumber(o.ringBase, '--ring-base');
       parseNumber(o.seed, '--seed');
       checkTimelineOption(o.timeline, { mock: o.mock === true });
+      checkTraceJsonOption(o.traceJson, { mock: o.mock === true });
       budgetLimit(LOOP_ITERATIONS, o.maxIterations);
       budgetLimit(RING_BYTES, o.maxRingBytes);
       const files = programFiles(path);
@@ -444,6 +479,13 @@ export function register(program: Command, ctx: CliContext): void {
           checkTimelineOption(tl, { mock: true, inputs });
         }
       }
+      if (o.traceJson !== undefined) {
+        for (const f of files) {
+          const tj = timelineFileFor(o.traceJson, f, single);
+          if (!single) checkDirectoryRunOutput(tj, path, '--trace-json');
+          checkTraceJsonOption(tj, { mock: true, inputs });
+        }
+      }
       const reports: FlowReport[] = [];
       const failures: { file: string; error: ErrorJson }[] = [];
       let code: number = EXIT.OK;
@@ -451,11 +493,14 @@ export function register(program: Command, ctx: CliContext): void {
         try {
           const tl =
             o.timeline === undefined ? undefined : timelineFileFor(o.timeline, file, single);
-          const r = await runOne(file, o, out, out.tty && !o.json, inputs, tl);
+          const tj =
+            o.traceJson === undefined ? undefined : timelineFileFor(o.traceJson, file, single);
+          const r = await runOne(file, o, out, inputs, tl, tj);
           reports.push(r);
           if (!o.json) {
             for (const line of formatReport(out, r)) out.log(line);
             if (tl !== undefined) out.log(`  timeline: ${tl}`);
+            if (tj !== undefined) out.log(`  trace (Chrome trace event format, Perfetto): ${tj}`);
             out.log('');
           }
         } catch (e) {

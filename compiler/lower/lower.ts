@@ -139,7 +139,10 @@ export interface LoweredDma {
   walks: Walk[];
   /** BD pairs of each walk. */
   pieces: number[];
-  /** BD pairs of the DMA (TX descriptors; RX has as many). */
+  /**
+   * BD pairs of the DMA on the rings (TX descriptors; RX has as many); 0 for a destination reduce,
+   * which the Pool core executes from its DIRECT2D descriptors.
+   */
   descriptors: number;
   /** Bytes the DMA moves. */
   bytes: number;
@@ -304,7 +307,8 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
         q.dmas.push(d);
         q.descriptors += d.descriptors;
         q.bytes += d.bytes;
-        for (const p of d.pieces) if (p > q.maxWalk) q.maxWalk = p;
+        if (d.reduceDescriptors.length === 0)
+          for (const p of d.pieces) if (p > q.maxWalk) q.maxWalk = p;
         byBackend[d.backend]++;
         dgeDescs += d.dgeDescriptors;
         executed += lb.iterations;
@@ -773,7 +777,7 @@ function lowerDma(ctx: Ctx, I: Instr, _bb?: Block): LoweredDma {
     dgeDescriptors,
     walks,
     pieces,
-    descriptors: total,
+    descriptors: reduceDescriptors.length > 0 ? 0 : total,
     bytes: srcBytes,
     srcLo,
     srcHi,

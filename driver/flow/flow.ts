@@ -60,6 +60,12 @@ export interface FlowOptions {
   trace?: boolean;
   /** Called as DMAs are submitted: (done, total). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Called as the run enters each phase: the reference interpreter ('reference'), submitting the
+   * descriptors ('run', with onProgress), draining the rings ('drain') and comparing the memory
+   * ('verify'). For progress displays.
+   */
+  onPhase?: (phase: FlowPhase) => void;
   /** Lowering options (availability table, carveout, ...). */
   lower?: LowerOptions;
   /** File name for messages. */
@@ -67,6 +73,9 @@ export interface FlowOptions {
   /** ArchLevel override (the compiler's --arch). */
   arch?: number;
 }
+
+/** The phases of runPrepared (FlowOptions.onPhase). */
+export type FlowPhase = 'reference' | 'run' | 'drain' | 'verify';
 
 /** What a flow prepared before touching the device (see prepareFlow). */
 export interface PreparedFlow {
@@ -340,10 +349,12 @@ export async function runPrepared(
   checkDevice(device, p, ringBase);
   const pool = poolCoreFor(device, p);
   // --- reference run (pure)
+  opts.onPhase?.('reference');
   const seed = opts.seed ?? 1;
   const start = initialImage(m, seed);
   const expected = interpret(m, start.clone());
   // --- device: memory, engines, queues, QoS
+  opts.onPhase?.('run');
   for (const r of start.regions) device.memory.write(r.base, r.bytes);
   const rings = new FlowRings(device, {
     allowInferred: opts.allowInferred,
@@ -429,8 +440,10 @@ export async function runPrepared(
       }
     }
   }
+  opts.onPhase?.('drain');
   await rings.drain(timeoutMs);
   // --- verify
+  opts.onPhase?.('verify');
   const verify = compare(device, expected.image, expected.written, m);
   const t1 = performance.now();
   const queues: QueueReport[] = [];

@@ -16,6 +16,7 @@ export {
   runModule,
   runPrepared,
   type FlowOptions,
+  type FlowPhase,
   type PreparedFlow,
 } from './flow.ts';
 export { flowMock, type FlowMockOptions } from './mock.ts';

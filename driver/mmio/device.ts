@@ -305,24 +305,42 @@ export function openDevice(options: OpenDeviceOptions): MmioDevice {
     engines.push({ engine: e, windows });
   });
 
-  const memory = options.memory ?? [];
-  if (!Array.isArray(memory))
-    throw badArgument('memory', 'must be an array', 'MemorySpec[]', memory);
+  // Private snapshots of the window descriptions: each field is read once, validated, and
+  // everything after (layout check, mapping) uses the snapshot only.
+  const memoryIn = options.memory ?? [];
+  if (!Array.isArray(memoryIn))
+    throw badArgument('memory', 'must be an array', 'MemorySpec[]', memoryIn);
+  const memory: MemorySpec[] = Array.from(memoryIn, (m: MemorySpec, i) => {
+    specObject(m, `memory[${i}]`, '{ deviceAddress, fileOffset, size, path? }');
+    const { deviceAddress, fileOffset, size, path: p } = m;
+    return Object.freeze(
+      p === undefined
+        ? { deviceAddress, fileOffset, size }
+        : { deviceAddress, fileOffset, size, path: p },
+    );
+  });
   memory.forEach((m, i) => {
     const where = `memory[${i}]`;
-    specObject(m, where, '{ deviceAddress, fileOffset, size, path? }');
     checkInt(`${where}.deviceAddress`, m.deviceAddress);
     checkPath(m.path, `${where}.path`);
     checkWindowRequest(m.path ?? String(path), m.fileOffset, m.size, where);
   });
 
-  const dgeCores = options.dgeCores ?? [];
-  if (!Array.isArray(dgeCores))
-    throw badArgument('dgeCores', 'must be an array', 'DgeCoreSpec[]', dgeCores);
+  const dgeIn = options.dgeCores ?? [];
+  if (!Array.isArray(dgeIn))
+    throw badArgument('dgeCores', 'must be an array', 'DgeCoreSpec[]', dgeIn);
+  const dgeCores: DgeCoreSpec[] = Array.from(dgeIn, (c: DgeCoreSpec, i) => {
+    specObject(c, `dgeCores[${i}]`, '{ core, kind, bootState, barOffset? | deviceAddress? }');
+    const { core, kind, bootState, barOffset, deviceAddress, path: p } = c;
+    const out: DgeCoreSpec = { core, kind, bootState };
+    if (barOffset !== undefined) out.barOffset = barOffset;
+    if (deviceAddress !== undefined) out.deviceAddress = deviceAddress;
+    if (p !== undefined) out.path = p;
+    return Object.freeze(out);
+  });
   const seenCores = new Set<number>();
   dgeCores.forEach((c, i) => {
     const where = `dgeCores[${i}]`;
-    specObject(c, where, '{ core, kind, bootState, barOffset? | deviceAddress? }');
     checkInt(`${where}.core`, c.core);
     checkInt(`${where}.kind`, c.kind);
     checkInt(`${where}.bootState`, c.bootState);

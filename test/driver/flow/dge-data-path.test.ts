@@ -44,6 +44,9 @@ describe('seed 004 §4.1: "a Pool descriptor can do B op= A in transfer" (DIRECT
       const r = await runFlow(reduceProgram(dtype), { makeDevice: flowMock });
       expect(r.lowering.byBackend.pool).toBe(4);
       expect(r.lowering.poolExecuted).toBe(4);
+      // nothing of it went through the rings: the Pool core executed it
+      expect(r.lowering.descriptors).toBe(0);
+      expect(r.queues.reduce((a, q) => a + q.descriptors, 0)).toBe(0);
       expect(r.mismatches).toBe(0);
       expect(r.verifiedBytes).toBeGreaterThan(0);
     });

@@ -245,3 +245,42 @@ describe('checkLayout / checkInsideMemory (pure)', () => {
     ).toMatch(/none is declared/);
   });
 });
+
+describe('the layout is checked on a private snapshot of the options', () => {
+  it('a memory window whose fileOffset getter turns to a register window after the first read maps where the first read said', () => {
+    const p = sparseFile(BAR0_SIZE);
+    let reads = 0;
+    const spec = {
+      deviceAddress: 0x1_0000_0000,
+      size: 0x1000,
+      get fileOffset() {
+        reads++;
+        return reads === 1 ? FREE : 0xa3000000;
+      },
+    };
+    using dev = openDevice({ path: p, profile: 'trn2', engines: [], memory: [spec] });
+    expect(reads).toBe(1);
+    dev.memory.write(0x1_0000_0000, new Uint8Array([0xde, 0xad, 0xbe, 0xef]));
+    expect(fileBytes(p, FREE, 4)).toEqual(Buffer.from([0xde, 0xad, 0xbe, 0xef]));
+    expect(fileBytes(p, 0xa3000000, 4)).toEqual(Buffer.alloc(4));
+  });
+
+  it('a DGE barOffset getter cannot move the table onto registers after validation', () => {
+    const p = sparseFile(BAR0_SIZE);
+    let reads = 0;
+    const core = {
+      core: 0,
+      kind: 9,
+      bootState: 1,
+      get barOffset() {
+        reads++;
+        return reads === 1 ? FREE : unitOffset('trn2', 3);
+      },
+    };
+    using dev = openDevice({ path: p, profile: 'trn2', engines: [], dgeCores: [core] });
+    expect(reads).toBe(1);
+    dev.dgeCore(0).dram.write32(0x18, 0x1234);
+    expect(fileBytes(p, FREE + 0x18, 4).readUInt32LE(0)).toBe(0x1234);
+    expect(fileBytes(p, unitOffset('trn2', 3) + 0x18, 4).readUInt32LE(0)).toBe(0);
+  });
+});

@@ -1,0 +1,257 @@
+/**
+ * The bench harness's pure parts on synthetic results: goal parsing, the `met` verdict, the shape of
+ * out/bench/results.json and the timing helper's bookkeeping. No benchmark runs here and nothing is
+ * asserted about a time.
+ */
+import { describe, expect, it } from 'vitest';
+import { measure, measureAgainst, MIN_RUNS, spread } from '../../bench/measure.ts';
+import {
+  buildReport,
+  isMet,
+  parseGoal,
+  toMetric,
+  type FileResult,
+  type Machine,
+} from '../../bench/results.ts';
+import type { BenchResult } from '../../bench/types.ts';
+import { expectCode } from '../support/errors.ts';
+
+const machine: Machine = {
+  node: 'v20.0.0',
+  platform: 'linux',
+  arch: 'x64',
+  cpu: 'test cpu',
+  cores: 2,
+  memoryGiB: 8,
+  loadavg: [0, 0, 0],
+};
+const meta = {
+  date: '2026-01-01T00:00:00.000Z',
+  command: 'npm run bench',
+  commit: 'abc1234',
+  quick: false,
+  machine,
+};
+
+function result(over: Partial<BenchResult> = {}): BenchResult {
+  return {
+    metric: 'mock.desc64.throughput',
+    name: 'mock copy, 64-byte descriptors',
+    value: 3,
+    unit: 'descriptors/s',
+    baseline: { name: 'Buffer.copy of the same 64-byte chunks', value: 4, unit: 'copies/s' },
+    goal: '>= 0.5x',
+    notes: 'synthetic',
+    ...over,
+  };
+}
+
+describe('goal strings', () => {
+  it('a goal ending in x is a ratio goal; trailing words are kept', () => {
+    expect(parseGoal('<= 2x')).toEqual({ op: '<=', target: 2, on: 'ratio', rest: '' });
+    expect(parseGoal('>= 0.5x')).toEqual({ op: '>=', target: 0.5, on: 'ratio', rest: '' });
+    expect(parseGoal('<= 0.5x the naive accesses')).toEqual({
+      op: '<=',
+      target: 0.5,
+      on: 'ratio',
+      rest: 'the naive accesses',
+    });
+  });
+
+  it('a goal without x is a goal on the value itself; digit separators are read', () => {
+    expect(parseGoal('>= 500000 DMA instructions/s')).toEqual({
+      op: '>=',
+      target: 500000,
+      on: 'value',
+      rest: 'DMA instructions/s',
+    });
+    expect(parseGoal('>= 2,000,000 descriptors/s').target).toBe(2_000_000);
+    expect(parseGoal('< 10 ms').op).toBe('<');
+  });
+
+  it('a word starting with x after the number is not the ratio mark', () => {
+    expect(parseGoal('<= 3 xfers').on).toBe('value');
+  });
+
+  it('an unreadable goal is a BAD_ARGUMENT naming the goal', () => {
+    const e = expectCode(
+      () => parseGoal('linear in program size', 'compile.10k.memory'),
+      'BAD_ARGUMENT',
+    );
+    expect(e.message).toContain('compile.10k.memory');
+    expect(e.message).toContain('linear in program size');
+    expectCode(() => parseGoal('2x'), 'BAD_ARGUMENT');
+    expectCode(() => parseGoal('<= fast'), 'BAD_ARGUMENT');
+  });
+});
+
+describe('met', () => {
+  it('a ratio goal compares the ratio, boundaries included for <= and >=', () => {
+    expect(isMet('<= 2x', 100, 2)).toBe(true);
+    expect(isMet('<= 2x', 100, 2.01)).toBe(false);
+    expect(isMet('>= 0.5x', 0, 0.5)).toBe(true);
+    expect(isMet('>= 0.5x', 1e9, 0.49)).toBe(false);
+    expect(isMet('< 2x', 0, 2)).toBe(false);
+    expect(isMet('> 0.5x', 0, 0.5)).toBe(false);
+  });
+
+  it('a value goal compares the value, not the ratio', () => {
+    expect(isMet('>= 500000 DMA/s', 600_000, 0.01)).toBe(true);
+    expect(isMet('>= 500000 DMA/s', 400_000, 100)).toBe(false);
+  });
+
+  it('a non-finite figure never meets a goal', () => {
+    expect(isMet('<= 2x', 1, Number.NaN)).toBe(false);
+    expect(isMet('>= 1x', 1, Number.POSITIVE_INFINITY)).toBe(false);
+  });
+
+  it('a ratio goal on a figure without a baseline is a BAD_ARGUMENT', () => {
+    expectCode(() => isMet('<= 2x', 1, undefined), 'BAD_ARGUMENT');
+  });
+});
+
+describe('metric entries', () => {
+  it('ratio is value / baseline, computed by the harness; met follows the goal', () => {
+    const m = toMetric(result(), 'mock.bench.ts');
+    expect(m).toEqual({
+      value: 3,
+      unit: 'descriptors/s',
+      baseline: 4,
+      ratio: 0.75,
+      goal: '>= 0.5x',
+      met: true,
+      description: 'mock copy, 64-byte descriptors',
+      baselineName: 'Buffer.copy of the same 64-byte chunks',
+      baselineUnit: 'copies/s',
+      notes: 'synthetic',
+      file: 'mock.bench.ts',
+    });
+    expect(toMetric(result({ value: 1 }), 'mock.bench.ts').met).toBe(false);
+  });
+
+  it('a metric without a goal has no met', () => {
+    const m = toMetric(result({ goal: undefined }), 'x.bench.ts');
+    expect('met' in m).toBe(false);
+    expect('goal' in m).toBe(false);
+  });
+
+  it('a metric without a baseline has no baseline or ratio and may carry a value goal', () => {
+    const m = toMetric(result({ baseline: undefined, goal: '>= 2 descriptors/s' }), 'x.bench.ts');
+    expect('baseline' in m || 'ratio' in m).toBe(false);
+    expect(m.met).toBe(true);
+  });
+
+  it("a bench's own ratio that is not value / baseline is refused (an inverted ratio)", () => {
+    expect(toMetric(result({ ratio: 0.75 }), 'x.bench.ts').ratio).toBe(0.75);
+    expect(toMetric(result({ ratio: 0.754 }), 'x.bench.ts').ratio).toBe(0.75); // rounding
+    const e = expectCode(() => toMetric(result({ ratio: 4 / 3 }), 'x.bench.ts'), 'BAD_ARGUMENT');
+    expect(e.message).toContain('mock.desc64.throughput');
+  });
+
+  it('bad names, values and baselines are refused', () => {
+    expectCode(() => toMetric(result({ metric: 'mock copy' }), 'x.bench.ts'), 'BAD_ARGUMENT');
+    expectCode(() => toMetric(result({ metric: 'nodots' }), 'x.bench.ts'), 'BAD_ARGUMENT');
+    expectCode(() => toMetric(result({ value: Number.NaN }), 'x.bench.ts'), 'BAD_ARGUMENT');
+    expectCode(
+      () => toMetric(result({ baseline: { name: 'b', value: 0, unit: 'u' } }), 'x.bench.ts'),
+      'BAD_ARGUMENT',
+    );
+  });
+
+  it('timing spreads are carried through', () => {
+    const t = {
+      runs: 5,
+      cpuMs: { min: 1, median: 2, max: 3 },
+      wallMs: { min: 1, median: 2, max: 4 },
+    };
+    expect(toMetric(result({ timing: { value: t, baseline: t } }), 'x.bench.ts').timing).toEqual({
+      value: t,
+      baseline: t,
+    });
+  });
+});
+
+describe('the report', () => {
+  const files: FileResult[] = [
+    {
+      file: 'cli.bench.ts',
+      seconds: 1.5,
+      results: [
+        result({
+          metric: 'cli.help.cpu',
+          name: 'nxdma --help',
+          value: 60,
+          unit: 'ms CPU',
+          baseline: { name: 'node -e 0', value: 40, unit: 'ms CPU' },
+          goal: '<= 2x',
+        }),
+      ],
+    },
+    { file: 'mock.bench.ts', seconds: 2, results: [result()] },
+    { file: 'broken.bench.ts', seconds: 0.1, results: [], error: 'Error: boom' },
+  ];
+
+  it('is { metrics: { name: entry }, machine, files } and survives JSON', () => {
+    const r = buildReport(files, meta);
+    const back = JSON.parse(JSON.stringify(r));
+    expect(back).toEqual(r);
+    expect(Object.keys(r.metrics)).toEqual(['cli.help.cpu', 'mock.desc64.throughput']);
+    expect(r.metrics['cli.help.cpu']).toMatchObject({
+      value: 60,
+      baseline: 40,
+      ratio: 1.5,
+      met: true,
+    });
+    expect(r.machine).toEqual(machine);
+    expect(r.commit).toBe('abc1234');
+    expect(r.files).toEqual([
+      { file: 'cli.bench.ts', seconds: 1.5, metrics: ['cli.help.cpu'] },
+      { file: 'mock.bench.ts', seconds: 2, metrics: ['mock.desc64.throughput'] },
+      { file: 'broken.bench.ts', seconds: 0.1, metrics: [], error: 'Error: boom' },
+    ]);
+  });
+
+  it('a metric name reported twice is refused, naming both files', () => {
+    const twice = [...files, { file: 'again.bench.ts', seconds: 1, results: [result()] }];
+    const e = expectCode(() => buildReport(twice, meta), 'BAD_ARGUMENT');
+    expect(e.message).toContain('mock.desc64.throughput');
+    expect(e.details.actual).toEqual(['mock.bench.ts', 'again.bench.ts']);
+  });
+});
+
+describe('the timing helper (bookkeeping only)', () => {
+  it('spread is min / median / max', () => {
+    expect(spread([3, 1, 2])).toEqual({ min: 1, median: 2, max: 3 });
+    expect(spread([4, 1, 3, 2])).toEqual({ min: 1, median: 3, max: 4 });
+    expect(() => spread([])).toThrow(RangeError);
+  });
+
+  it(`refuses fewer than ${MIN_RUNS} runs`, () => {
+    expect(() => measure(() => 0, { runs: MIN_RUNS - 1 })).toThrow(RangeError);
+    expect(() => measure(() => 0, { warmup: -1 })).toThrow(RangeError);
+  });
+
+  it('warms up, then measures; each call gets its run index', () => {
+    const seen: number[] = [];
+    const t = measure((i) => seen.push(i), { runs: 5, warmup: 2 });
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(t.runs).toBe(5);
+    for (const s of [t.cpuMs, t.wallMs]) {
+      expect(s.min).toBeLessThanOrEqual(s.median);
+      expect(s.median).toBeLessThanOrEqual(s.max);
+      expect(s.min).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('measureAgainst warms both alike and interleaves their runs', () => {
+    const order: string[] = [];
+    const t = measureAgainst(
+      (i) => order.push(`f${i}`),
+      (i) => order.push(`b${i}`),
+      { runs: 5, warmup: 1 },
+    );
+    expect(order).toEqual(['f0', 'b0', 'f1', 'b1', 'f2', 'b2', 'f3', 'b3', 'f4', 'b4', 'f5', 'b5']);
+    expect(t.value.runs).toBe(5);
+    expect(t.baseline.runs).toBe(5);
+  });
+});
