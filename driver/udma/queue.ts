@@ -1372,18 +1372,24 @@ export class UdmaQueue {
   private dispatch(list: readonly OpStatus[]): void {
     let failure: unknown;
     let failed = false;
-    for (const st of list) {
-      const cb = this.callbacks.get(st.seq);
-      if (cb !== undefined) this.callbacks.delete(st.seq);
+    const call = (fn: (s: OpStatus) => void, st: OpStatus): void => {
       try {
-        if (cb !== undefined) cb(st);
-        for (const fn of [...this.listeners]) fn(st);
+        fn(st);
       } catch (e) {
         if (!failed) {
           failed = true;
           failure = e;
         }
       }
+    };
+    const listeners = [...this.listeners];
+    for (const st of list) {
+      const cb = this.callbacks.get(st.seq);
+      if (cb !== undefined) {
+        this.callbacks.delete(st.seq);
+        call(cb, st);
+      }
+      for (const fn of listeners) call(fn, st);
     }
     if (failed) throw failure;
   }

@@ -87,6 +87,25 @@ describe('completion events and callbacks (dmaengine callbacks)', () => {
   });
 });
 
+describe('a throwing completion listener', () => {
+  it('the error reaches the caller after the driver state is updated and every listener ran', () => {
+    const { dev, eng } = rig({ autoRun: 'none' });
+    const q = eng.initQueue(0, rings(0));
+    const seen: number[] = [];
+    q.on('completion', () => {
+      throw new Error('listener failed');
+    });
+    q.on('completion', (s: OpStatus) => seen.push(s.seq));
+    q.copy(SRC, DST, 64);
+    q.copy(SRC, DST + 0x100, 64);
+    dev.runUntilIdle();
+    expect(() => q.poll()).toThrow('listener failed');
+    expect(seen).toEqual([1, 2]);
+    expect(q.stats()).toMatchObject({ completed: 2, inFlight: 0 });
+    expect(q.isComplete(2)).toBe(true);
+  });
+});
+
 describe('enqueue, fence, submit', () => {
   it('fence() puts dmb on the next operation only; submit() with nothing pending writes nothing', () => {
     const { dev, eng, trace } = rig({ autoRun: 'none' });
