@@ -29,16 +29,26 @@ export function checkTimelineOption(
   file: string | undefined,
   opts: { mock: boolean; inputs?: InputSet },
 ): void {
+  checkTraceOutput('--timeline', 'draws', file, opts);
+}
+
+/** An output of the mock's service trace: on the mock only, to a file checkOutputFile accepts. */
+function checkTraceOutput(
+  option: '--timeline' | '--trace-json',
+  verb: string,
+  file: string | undefined,
+  opts: { mock: boolean; inputs?: InputSet },
+): void {
   if (file === undefined) return;
   if (!opts.mock) {
     throw badArg(
-      '--timeline',
-      '--timeline draws the mock device service trace; a mapped device keeps none (use --mock)',
+      option,
+      `${option} ${verb} the mock device service trace; a mapped device keeps none (use --mock)`,
       '--mock',
       '--device',
     );
   }
-  checkOutputFile(file, { option: '--timeline', inputs: opts.inputs });
+  checkOutputFile(file, { option, inputs: opts.inputs });
 }
 
 /**
@@ -92,16 +102,7 @@ export function checkTraceJsonOption(
   file: string | undefined,
   opts: { mock: boolean; inputs?: InputSet },
 ): void {
-  if (file === undefined) return;
-  if (!opts.mock) {
-    throw badArg(
-      '--trace-json',
-      '--trace-json writes the mock device service trace; a mapped device keeps none (use --mock)',
-      '--mock',
-      '--device',
-    );
-  }
-  checkOutputFile(file, { option: '--trace-json', inputs: opts.inputs });
+  checkTraceOutput('--trace-json', 'writes', file, opts);
 }
 
 /** Writes the device's service trace to `file` in the Chrome trace event format (Perfetto). */

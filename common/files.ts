@@ -37,6 +37,15 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { NxdmaError, type ErrorCode } from './errors.ts';
 
+/** `statSync(path)`, or undefined when nothing (readable) is there. */
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What kind of file system object `st` is, in words. */
 export function kindOf(st: Stats): string {
   if (st.isFile()) return 'a regular file';
@@ -77,12 +86,7 @@ export class InputSet {
 
   /** The input that `path` names (same inode or same real path), if any. */
   inputAt(path: string): string | undefined {
-    let st: Stats | undefined;
-    try {
-      st = statSync(path);
-    } catch {
-      st = undefined;
-    }
+    const st = statOrUndefined(path);
     if (st) {
       const hit = this.ids.get(`${st.dev}:${st.ino}`);
       if (hit !== undefined) return hit;
@@ -245,12 +249,7 @@ export function checkOutputFile(file: string, opts: OutputOptions): void {
   // The folder is created when missing; a path that runs through a file can never be created.
   let dir = dirname(resolve(file));
   for (;;) {
-    let ds: Stats | undefined;
-    try {
-      ds = statSync(dir);
-    } catch {
-      ds = undefined;
-    }
+    const ds = statOrUndefined(dir);
     if (ds) {
       if (!ds.isDirectory())
         throw fileError(option, `${option}: ${dir} is not a directory`, 'a directory', dir);

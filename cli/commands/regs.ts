@@ -217,15 +217,7 @@ interface DeviceCliOptions {
 }
 
 /** A non-negative integer given on the command line ("0x1f", "0b101", "31"), or undefined. */
-function parseUint(text: string): number | undefined {
-  const s = text.trim().replace(/_/g, '').toLowerCase();
-  let v: number;
-  if (/^0x[0-9a-f]+$/.test(s)) v = parseInt(s.slice(2), 16);
-  else if (/^0b[01]+$/.test(s)) v = parseInt(s.slice(2), 2);
-  else if (/^[0-9]+$/.test(s)) v = parseInt(s, 10);
-  else return undefined;
-  return Number.isSafeInteger(v) ? v : undefined;
-}
+const parseUint = parseAddress;
 
 /** A register word a command line named: by path, by file offset or by BAR0 address. */
 interface ResolvedWord {

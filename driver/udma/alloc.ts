@@ -16,6 +16,17 @@ import type { Device } from '../../csr/io.ts';
 import { RING_ALIGN, ringSizeFor, type RingSpec } from './ring.ts';
 import type { QueueRings } from './queue.ts';
 
+/** A device address given to the allocator: a safe integer >= 0 (BAD_ARGUMENT naming `where`). */
+function checkBase(where: string, base: unknown): asserts base is number {
+  if (typeof base !== 'number' || !Number.isSafeInteger(base) || base < 0)
+    throw badArg(
+      where,
+      `base ${String(base)} is not a device address`,
+      'a safe integer >= 0',
+      base,
+    );
+}
+
 /** A range of DMA-visible device memory the allocator may hand out. */
 export interface DmaWindow {
   base: number;
@@ -66,13 +77,7 @@ export class DmaAllocator {
       if (w === null || typeof w !== 'object')
         throw badArg(where, 'not a window', '{ base, size }', w);
       const { base, size, name } = w as DmaWindow;
-      if (typeof base !== 'number' || !Number.isSafeInteger(base) || base < 0)
-        throw badArg(
-          where,
-          `base ${String(base)} is not a device address`,
-          'a safe integer >= 0',
-          base,
-        );
+      checkBase(where, base);
       if (
         typeof size !== 'number' ||
         !Number.isSafeInteger(size) ||
@@ -207,13 +212,7 @@ export class DmaAllocator {
    */
   reserve(base: number, bytes: number, name = 'reserved'): Placement {
     const where = `reserve(${String(base)}, ${String(bytes)})`;
-    if (typeof base !== 'number' || !Number.isSafeInteger(base) || base < 0)
-      throw badArg(
-        where,
-        `base ${String(base)} is not a device address`,
-        'a safe integer >= 0',
-        base,
-      );
+    checkBase(where, base);
     if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 1)
       throw badArg(where, `size ${String(bytes)} is not a byte count`, 'an integer >= 1', bytes);
     const end = base + bytes;
