@@ -135,18 +135,20 @@ export function checkInputFile(
       code,
     );
   }
-  if (!st.isFile()) {
-    throw fileError(
-      file,
-      `${what} ${file} is ${kindOf(st)}, not a regular file`,
-      `a ${what} file (a regular file)`,
-      kindOf(st),
-      code,
-    );
-  }
+  if (!st.isFile()) throw notRegularFile(file, what, st, code);
   return st;
 }
 
+/** The error of an input that is not a regular file (a FIFO, a device, a directory, ...). */
+function notRegularFile(file: string, what: string, st: Stats, code: ErrorCode): NxdmaError {
+  return fileError(
+    file,
+    `${what} ${file} is ${kindOf(st)}, not a regular file`,
+    `a ${what} file (a regular file)`,
+    kindOf(st),
+    code,
+  );
+}
 /**
  * Reads a regular file as UTF-8 (see the module comment); records it in `inputs`.
  * @throws NxdmaError BAD_ARGUMENT when it is not a readable regular file.
@@ -172,15 +174,7 @@ export function readInputText(
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) {
-      throw fileError(
-        file,
-        `${what} ${file} is ${kindOf(st)}, not a regular file`,
-        `a ${what} file (a regular file)`,
-        kindOf(st),
-        code,
-      );
-    }
+    if (!st.isFile()) throw notRegularFile(file, what, st, code);
     inputs?.add(file, st);
     try {
       return readFileSync(fd, 'utf8');

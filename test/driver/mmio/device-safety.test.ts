@@ -30,32 +30,13 @@ import { MockDevice } from '../../../mocks/index.ts';
 import { prepareFlow, runPrepared } from '../../../driver/flow/index.ts';
 import { expectReject } from '../../support/errors.ts';
 import { allocatedBytes, expectCode, fileBytes, removeFiles, sparseFile } from './helpers.ts';
+import { PLAN } from '../qos/plans.ts';
 
 afterEach(removeFiles);
 
 const BAR0_SIZE = 0xb4000000 + 32 * 0x100000;
 /** DMA-visible memory for rings: a BAR0 range no register window covers. */
 const MEM = { deviceAddress: 0x1000_0000, fileOffset: 0x1000_0000, size: 0x10_0000 };
-
-const PLAN: QosPlanInput = {
-  version: 1,
-  engines: [
-    {
-      engine: 0,
-      arbiters: {
-        prefetch: 'qos',
-        dwrr: { enabled: true, incFactor: 5, weightInc: 1, packetMode: true },
-        completion: 'qos',
-        qPromotion: false,
-      },
-      queues: [
-        { queue: 0, class: 'P0' },
-        { queue: 2, class: 'P5' },
-        { queue: 3, qos: { axiQos: 3, qQos: 9, weight: 200 } },
-      ],
-    },
-  ],
-};
 
 const rings = (q: number, base: number) => ({
   tx: { base: base + q * 0x2000, size: 32 },

@@ -11,30 +11,11 @@ import {
 } from '../../../driver/index.ts';
 import { MockDevice } from '../../../mocks/index.ts';
 import { expectCode } from '../udma/helpers.ts';
+import { PLAN } from './plans.ts';
 
 const EXAMPLE = JSON.parse(
   fs.readFileSync(new URL('../../../examples/qos-plan.json', import.meta.url), 'utf8'),
 );
-
-const PLAN: QosPlanInput = {
-  version: 1,
-  engines: [
-    {
-      engine: 0,
-      arbiters: {
-        prefetch: 'qos',
-        dwrr: { enabled: true, incFactor: 5, weightInc: 1, packetMode: true },
-        completion: 'qos',
-        qPromotion: false,
-      },
-      queues: [
-        { queue: 0, class: 'P0' },
-        { queue: 2, class: 'P5' },
-        { queue: 3, qos: { axiQos: 3, qQos: 9, weight: 200 } },
-      ],
-    },
-  ],
-};
 
 function image(dev: MockDevice, engine = 0): Uint32Array[] {
   return [dev.udma(engine).m2s.words.slice(), dev.udma(engine).s2m.words.slice()];
