@@ -165,6 +165,19 @@ describe('openRegion: refused opens', () => {
   it.runIf(process.getuid?.() === 0)(
     'permission denied for an unprivileged user is DEVICE_OPEN EACCES',
     () => {
+      // The child runs as nobody and loads nxdma from the checkout: a checkout nobody cannot
+      // reach (a 0700 temporary folder) makes this test unable to run, which it says plainly.
+      const reach = spawnSync(
+        process.execPath,
+        ['-e', `require('fs').accessSync(${JSON.stringify(REPO + 'package.json')})`],
+        { uid: 65534, gid: 65534, encoding: 'utf8' },
+      );
+      if (reach.status !== 0) {
+        throw new Error(
+          `the checkout ${REPO} is not readable by uid 65534 (a parent folder is not ` +
+            `traversable by others): run the suite from a folder others can traverse`,
+        );
+      }
       const p = sparseFile(0x1000);
       fs.chmodSync(p, 0o600); // owned by root, not readable by nobody
       const script = `
