@@ -39,7 +39,8 @@ describe('the Simulation interface beside Device', () => {
       faults: () => mock.faults(),
     };
     expect(isSimulated(noTrace)).toBe(false);
-    expect(isSimulated({ ...noTrace, serviceTrace: mock.serviceTrace })).toBe(true);
+    const all = { ...noTrace, serviceTrace: mock.serviceTrace };
+    expect(isSimulated(all)).toBe(true);
   });
 
   it('a hardware device is never a simulation, whatever members it has', () => {
