@@ -16,8 +16,9 @@
  * Standalone: npx tsx bench/scale.bench.ts [--quick]
  */
 import { pathToFileURL } from 'node:url';
-import { UdmaEngine } from '../driver/udma/engine.ts';
+import type { UdmaEngine } from '../driver/udma/engine.ts';
 import type { CopyRequest } from '../driver/udma/queue.ts';
+import { bringUpQueues } from '../flow/bring-up.ts';
 import { MockDevice } from '../mocks/device.ts';
 import type { BenchResult } from './types.ts';
 
@@ -52,18 +53,12 @@ function setUp(
   for (let i = 0; i < src.length; i++) src[i] = (i * 131 + 7) & 0xff;
   dev.memory.write(SRC, src);
   const t0 = now();
-  const engs = dev.engines().map((e) => new UdmaEngine(dev, e));
-  let area = 0;
-  for (const eng of engs) {
-    eng.bringUp();
-    for (let q = 0; q < queues; q++) {
-      eng.initQueue(q, {
-        tx: { base: area, size: RING },
-        rx: { base: area + RING_BYTES, size: RING },
-      });
-      area += 2 * RING_BYTES;
-    }
-  }
+  const specs = dev
+    .engines()
+    .flatMap((engine) =>
+      Array.from({ length: queues }, (_, queue) => ({ engine, queue, size: RING })),
+    );
+  const engs = [...bringUpQueues(dev, specs, { base: 0 }).engines.values()];
   return { dev, engs, ms: now() - t0 };
 }
 

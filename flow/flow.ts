@@ -34,7 +34,8 @@ import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../driver
 import { EpochHazards } from './hazards.ts';
 import { dataPathRules, hostTablesOf } from './host-tables.ts';
 import { mapQueues, type QueuePlacement } from './mapping.ts';
-import { FlowRings, ringBytes } from './rings.ts';
+import { ringBytes } from './bring-up.ts';
+import { FlowRings } from './rings.ts';
 import type { FlowReport, FlowTrace, MismatchSample, QueueReport } from './report.ts';
 
 /** Largest ring the flow sizes by itself (descriptors); a program step larger than it gets its own size. */

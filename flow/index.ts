@@ -29,13 +29,15 @@ export {
   type QueuePlacement,
 } from './mapping.ts';
 export { EpochHazards } from './hazards.ts';
+export { FLOW_MAX_DESC_PER_PKT, FlowQueue, FlowRings, type RingLayout } from './rings.ts';
 export {
-  FLOW_MAX_DESC_PER_PKT,
-  FlowQueue,
-  FlowRings,
+  bringUpQueues,
+  layRings,
   ringBytes,
-  type RingLayout,
-} from './rings.ts';
+  type BringUpQueuesOptions,
+  type BroughtUpQueues,
+  type QueueRingSpec,
+} from './bring-up.ts';
 export {
   totalsOf,
   type ArbitrationQueue,

@@ -11,11 +11,11 @@
  *   dev.serviceTrace.bytesPerQueue(0);
  */
 import { NxdmaError } from '../common/errors.ts';
-import { BD_SIZE, bdCount } from '../csr/formats/bd.ts';
+import { bdCount } from '../csr/formats/bd.ts';
 import { applyQos, type QosPlan } from '../driver/qos/index.ts';
-import { UdmaEngine } from '../driver/udma/engine.ts';
 import { ringSizeFor } from '../driver/udma/ring.ts';
 import { MockDevice } from '../mocks/device.ts';
+import { bringUpQueues, ringBytes } from './bring-up.ts';
 
 export interface QosWorkload {
   /** Copies per queue (1..4096, default 64). */
@@ -73,8 +73,9 @@ export function simulateQosPlan(
   const entries = plan.engines.filter((e) => !opts.engines || opts.engines.includes(e.engine));
   // a ring holds the whole backlog (and one free slot)
   const ring = ringSizeFor(packets * bdCount(bytes) + 1);
-  const ringPair = 2 * ring * BD_SIZE;
-  const queues = entries.reduce((s, e) => s + e.queues.length, 0);
+  const specs = entries.flatMap((e) =>
+    e.queues.map((q) => ({ engine: e.engine, queue: q.queue, size: ring })),
+  );
   const page = (n: number): number => Math.ceil(n / 4096) * 4096;
   const dev = new MockDevice({
     name: 'mock:qos-timeline',
@@ -83,31 +84,29 @@ export function simulateQosPlan(
     memory: [
       { name: 'src', base: SRC, size: page(bytes) },
       { name: 'dst', base: DST, size: page(bytes) },
-      { name: 'rings', kind: 'rings', base: RINGS, size: Math.max(4096, queues * ringPair) },
+      {
+        name: 'rings',
+        kind: 'rings',
+        base: RINGS,
+        size: Math.max(4096, ringBytes(specs.map((q) => q.size))),
+      },
     ],
   });
-  let base = RINGS;
-  const engines = entries.map((e) => {
-    const eng = new UdmaEngine(dev, e.engine, { allowInferred: opts.allowInferred });
-    eng.bringUp();
-    for (const q of e.queues) {
-      eng.initQueue(q.queue, {
-        tx: { base, size: ring },
-        rx: { base: base + ring * BD_SIZE, size: ring },
-      });
-      base += ringPair;
-    }
-    return { eng, entry: e };
+  const up = bringUpQueues(dev, specs, {
+    base: RINGS,
+    allowInferred: opts.allowInferred,
+    engines: entries.map((e) => e.engine),
   });
-  for (const { eng } of engines) {
+  for (const e of entries) {
     applyQos(dev, plan, {
-      engines: [eng.engine],
-      shadow: eng.shadow,
+      engines: [e.engine],
+      shadow: up.engines.get(e.engine)!.shadow,
       allowInferred: opts.allowInferred,
     });
   }
-  for (const { eng, entry } of engines) {
-    for (const q of entry.queues) {
+  for (const e of entries) {
+    const eng = up.engines.get(e.engine)!;
+    for (const q of e.queues) {
       eng.copyBatch(
         q.queue,
         Array.from({ length: packets }, () => ({ src: SRC, dst: DST, bytes })),

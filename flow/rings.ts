@@ -1,6 +1,6 @@
 /**
- * The rings of a flow: engine bring-up and queue init through driver/udma (UdmaEngine.bringUp,
- * initQueue: the public driver's order), then the lowering's BDs written at each queue's producer
+ * The rings of a flow: engine bring-up and queue init through driver/udma (flow/bring-up.ts:
+ * UdmaEngine.bringUp, initQueue, the public driver's order), then the lowering's BDs written at each queue's producer
  * position, doorbells (RX first, then TX) and completion read from the head pointers. Only the
  * Device interface is used, so the same code drives the mock and a mapped device.
  *
@@ -12,11 +12,12 @@ import { NxdmaError, hex } from '../common/errors.ts';
 import { BD_SIZE } from '../csr/formats/bd.ts';
 import { isSimulated, type Device } from '../csr/io.ts';
 import { BdWriter, type RingCursor } from '../compiler/lower/bds.ts';
-import { UdmaEngine, deviceClockOf, type DeviceClock } from '../driver/udma/engine.ts';
+import { deviceClockOf, type DeviceClock, type UdmaEngine } from '../driver/udma/engine.ts';
 import { queueRegs, ringDoorbells, type QueueRegs } from '../driver/udma/queue-regs.ts';
 import type { UdmaQueue } from '../driver/udma/queue.ts';
 import type { RingProducer } from '../driver/udma/ring.ts';
 import { deviceShadow, type RegisterShadow } from '../driver/udma/shadow.ts';
+import { bringUpQueues } from './bring-up.ts';
 import type { QueuePlacement } from './mapping.ts';
 
 /** Descriptors per packet the engines accept (M2S_rd.desc_pref_cfg_2.max_desc_per_pkt). */
@@ -127,13 +128,6 @@ export interface RingLayout {
   sizes: number[];
 }
 
-/** Bytes of memory the rings of `sizes` take (a TX and an RX ring per queue). */
-export function ringBytes(sizes: readonly number[]): number {
-  let n = 0;
-  for (const s of sizes) n += 2 * s * BD_SIZE;
-  return n;
-}
-
 export interface FlowRingsOptions {
   /** Write registers holding inferred facts during bring-up (default false). */
   allowInferred?: boolean;
@@ -161,26 +155,20 @@ export class FlowRings {
 
   /** Brings up every engine of `placements` and initializes their queues on the laid-out rings. */
   setup(placements: readonly QueuePlacement[], layout: RingLayout): void {
-    for (const p of placements) {
-      if (!this.engines.has(p.engine)) {
-        const e = new UdmaEngine(this.device, p.engine, {
-          allowInferred: this.opts.allowInferred === true,
-          shadow: this.shadow,
-        });
-        e.bringUp({ maxDescPerPkt: FLOW_MAX_DESC_PER_PKT });
-        this.engines.set(p.engine, e);
-      }
-    }
-    let addr = layout.base;
+    const up = bringUpQueues(
+      this.device,
+      placements.map((p, i) => ({ engine: p.engine, queue: p.qid, size: layout.sizes[i] })),
+      {
+        base: layout.base,
+        allowInferred: this.opts.allowInferred === true,
+        shadow: this.shadow,
+        maxDescPerPkt: FLOW_MAX_DESC_PER_PKT,
+      },
+    );
+    for (const [id, e] of up.engines) this.engines.set(id, e);
     placements.forEach((p, i) => {
-      const size = layout.sizes[i];
-      const tx = { base: addr, size };
-      addr += size * BD_SIZE;
-      const rx = { base: addr, size };
-      addr += size * BD_SIZE;
       const e = this.engines.get(p.engine)!;
-      const uq = e.initQueue(p.qid, { tx, rx });
-      this.queues.push(new FlowQueue(e, p, uq, this.opts.maxPerPacket));
+      this.queues.push(new FlowQueue(e, p, up.queues[i], this.opts.maxPerPacket));
     });
   }
 

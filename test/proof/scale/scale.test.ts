@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { generateProgram } from '../../../bench/compile.bench.ts';
 import { lower } from '../../../compiler/lower/lower.ts';
 import { compile } from '../../../compiler/passes/pipeline.ts';
-import { UdmaEngine } from '../../../driver/udma/engine.ts';
+import { bringUpQueues } from '../../../flow/bring-up.ts';
 import { MockDevice } from '../../../mocks/device.ts';
 
 const ENGINES = 16;
@@ -42,20 +42,16 @@ describe('16 engines x 16 queues with 65,536-descriptor rings', () => {
     for (let i = 0; i < src.length; i++) src[i] = (i * 31 + (i >>> 8)) & 0xff;
     dev.memory.write(SRC, src);
 
-    const engines = dev.engines().map((e) => new UdmaEngine(dev, e));
-    let area = 0;
-    for (const eng of engines) {
-      eng.bringUp();
-      for (let q = 0; q < QUEUES; q++) {
-        eng.initQueue(q, {
-          tx: { base: area, size: RING },
-          rx: { base: area + RING_BYTES, size: RING },
-        });
-        area += 2 * RING_BYTES;
-      }
-      expect(eng.initializedQueues()).toHaveLength(QUEUES);
-    }
-    expect(area).toBe(ringsSize);
+    const specs = dev
+      .engines()
+      .flatMap((engine) =>
+        Array.from({ length: QUEUES }, (_, queue) => ({ engine, queue, size: RING })),
+      );
+    const up = bringUpQueues(dev, specs, { base: 0 });
+    const engines = [...up.engines.values()];
+    expect(engines).toHaveLength(ENGINES);
+    for (const eng of engines) expect(eng.initializedQueues()).toHaveLength(QUEUES);
+    expect(up.bytes).toBe(ringsSize);
 
     // Every queue: a batch of 8 copies into its own 4 KiB destination slot.
     const slot = (e: number, q: number) => DST + (e * QUEUES + q) * 0x1000;
