@@ -22,17 +22,6 @@ export interface BarLocation {
   offset: number;
 }
 
-/** An unsigned integer written as 0x..., 0b... or decimal, or undefined. */
-export function parseAddress(text: string): number | undefined {
-  const s = text.trim().replace(/_/g, '').toLowerCase();
-  let v: number;
-  if (/^0x[0-9a-f]+$/.test(s)) v = parseInt(s.slice(2), 16);
-  else if (/^0b[01]+$/.test(s)) v = parseInt(s.slice(2), 2);
-  else if (/^[0-9]+$/.test(s)) v = parseInt(s, 10);
-  else return undefined;
-  return Number.isSafeInteger(v) ? v : undefined;
-}
-
 /**
  * The engine, register file and offset a BAR0 address falls in, or null when it lies in no
  * register file of the profile's UDMA units.

@@ -8,7 +8,7 @@
  *   register words of one schema file (`docs`)      65,536      --max-register-words <n>
  */
 import { NxdmaError } from '../common/errors.ts';
-import { badArg, numberArg } from './input.ts';
+import { uintOption } from './options.ts';
 
 export interface Budget {
   /** What is counted ("loop iterations"). */
@@ -38,17 +38,7 @@ export const REGISTER_WORDS: Budget = {
 
 /** The limit a budget option gives (a positive safe integer), or the default. */
 export function budgetLimit(b: Budget, text: string | undefined): number {
-  if (text === undefined) return b.defaultLimit;
-  const n = numberArg(text);
-  if (!Number.isSafeInteger(n) || n < 1) {
-    throw badArg(
-      b.option,
-      `${b.option} must be a positive integer (decimal or 0x...), got ${JSON.stringify(text)}`,
-      'a positive integer',
-      text,
-    );
-  }
-  return n;
+  return uintOption(text, b.option, { min: 1 }) ?? b.defaultLimit;
 }
 
 /** Throws LIMIT_EXCEEDED when `asked` is past `limit`. */

@@ -1,6 +1,6 @@
 /**
- * Input helpers shared by the sub-commands: the BAD_ARGUMENT error of a bad option or file, number
- * options, and reading a JSON input file (not a regular file or unreadable: BAD_ARGUMENT; not
+ * Input helpers shared by the sub-commands: the BAD_ARGUMENT error of a bad option or file, and
+ * reading a JSON input file (not a regular file or unreadable: BAD_ARGUMENT; not
  * JSON: the document's own code, PROGRAM_INVALID or PLAN_INVALID, naming line:column).
  */
 import { createRequire } from 'node:module';
@@ -27,11 +27,6 @@ export function badArg(
   actual?: unknown,
 ): NxdmaError {
   return new NxdmaError('BAD_ARGUMENT', message, { where, expected, actual });
-}
-
-/** A number option's text read as 0x... hexadecimal or as Number() reads it (NaN when neither). */
-export function numberArg(v: string): number {
-  return /^0x[0-9a-f]+$/i.test(v) ? parseInt(v.slice(2), 16) : Number(v);
 }
 
 /** 1-based line and column of a character offset in `text`. */

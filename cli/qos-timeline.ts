@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { NxdmaError } from '../common/errors.ts';
 import type { QosPlan } from '../driver/qos/index.ts';
 import { QOS_TIMELINE_BYTES, QOS_TIMELINE_PACKETS, simulateQosPlan } from '../flow/qos-scenario.ts';
-import { numberArg } from './input.ts';
+import { uintOption } from './options.ts';
 import type { InputSet } from '../common/files.ts';
 import {
   checkTraceJsonOption,
@@ -28,17 +28,12 @@ export interface QosTimelineOptions {
   timelineBytes?: string;
 }
 
-function parseCount(v: string | undefined, where: string): number | undefined {
-  if (v === undefined) return undefined;
-  const n = numberArg(v);
-  if (!Number.isSafeInteger(n)) {
-    throw new NxdmaError('BAD_ARGUMENT', `${where} must be an integer, got ${JSON.stringify(v)}`, {
-      where,
-      expected: 'an integer',
-      actual: v,
-    });
-  }
-  return n;
+/** The workload of --timeline-packets / --timeline-bytes (the runner checks their ranges). */
+function workloadOf(opts: QosTimelineOptions): { packets: number; bytes: number } {
+  return {
+    packets: uintOption(opts.timelinePackets, '--timeline-packets') ?? QOS_TIMELINE_PACKETS,
+    bytes: uintOption(opts.timelineBytes, '--timeline-bytes') ?? QOS_TIMELINE_BYTES,
+  };
 }
 
 /**
@@ -70,8 +65,7 @@ export function qosShowTimeline(
     return undefined;
   }
   checkTimelineOption(opts.timeline, { mock: true, inputs });
-  const packets = parseCount(opts.timelinePackets, '--timeline-packets') ?? QOS_TIMELINE_PACKETS;
-  const bytes = parseCount(opts.timelineBytes, '--timeline-bytes') ?? QOS_TIMELINE_BYTES;
+  const { packets, bytes } = workloadOf(opts);
   const dev = simulateQosPlan(plan, { engines, packets, bytes, allowInferred: opts.allowInferred });
   const r = writeTimeline(
     opts.timeline,
@@ -113,8 +107,7 @@ export function qosShowTraceJson(
 ): TraceJsonReport | undefined {
   if (opts.traceJson === undefined) return undefined;
   checkTraceJsonOption(opts.traceJson, { mock: true, inputs });
-  const packets = parseCount(opts.timelinePackets, '--timeline-packets') ?? QOS_TIMELINE_PACKETS;
-  const bytes = parseCount(opts.timelineBytes, '--timeline-bytes') ?? QOS_TIMELINE_BYTES;
+  const { packets, bytes } = workloadOf(opts);
   const dev = simulateQosPlan(plan, { engines, packets, bytes, allowInferred: opts.allowInferred });
   return writeTraceJson(
     opts.traceJson,

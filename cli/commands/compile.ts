@@ -15,6 +15,7 @@ import { type CompileJson, compileJson } from '../../compiler/report.ts';
 import { CliExit, EXIT } from '../exit.ts';
 import { ERROR_PREFIX, errorJson, errorLines } from '../contract.ts';
 import { readProgramInput, withLocations } from '../input.ts';
+import { parseUint } from '../options.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, table } from '../output.ts';
 import { phases } from '../progress.ts';
@@ -31,8 +32,8 @@ With --json the output is
 
 function parseArch(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || !(n in ARCH_CODENAMES)) {
+  const n = parseUint(v);
+  if (n === undefined || !(n in ARCH_CODENAMES)) {
     throw new NxdmaError(
       'BAD_ARGUMENT',
       `--arch must be one of 10, 20, 30, 40, 50, got ${JSON.stringify(v)}`,

@@ -14,7 +14,7 @@
  * --mock uses a fresh mock device holding the plan's engines.
  */
 import type { Command } from 'commander';
-import { NxdmaError, hex } from '../../common/errors.ts';
+import { hex } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
 import {
   applyQos,
@@ -36,8 +36,8 @@ import { InputSet } from '../../common/files.ts';
 import { badArg, readJsonFile, withLocations } from '../input.ts';
 import { paint, table } from '../output.ts';
 import { qosShowTimeline, qosShowTraceJson, type QosTimelineOptions } from '../qos-timeline.ts';
-import { HARDWARE_CONFIRMATION, checkDeviceChoice, type DeviceChoice } from '../device-options.ts';
-import { openCliDevice } from '../device-open.ts';
+import { HARDWARE_CONFIRMATION, parseUint, type DeviceChoice } from '../options.ts';
+import { openChoice } from '../device-open.ts';
 import { checkSnapshotTarget, readSnapshot, writeSnapshot } from '../snapshot-file.ts';
 
 interface CommonOptions {
@@ -93,9 +93,9 @@ function readPlan(file: string, inputs?: InputSet): QosPlan {
 
 function engineFilter(plan: QosPlan, opt: string | undefined): number[] | undefined {
   if (opt === undefined) return undefined;
-  const n = Number(opt);
+  const n = parseUint(opt);
   const ids = plan.engines.map((e) => e.engine);
-  if (!Number.isInteger(n) || !ids.includes(n)) {
+  if (n === undefined || !ids.includes(n)) {
     throw badArg(
       '--engine',
       `--engine ${opt} is not an engine of the plan (${ids.join(', ')})`,
@@ -115,12 +115,7 @@ function openTarget(
   engines: number[],
   writes: boolean,
 ): { dev: Device; close: () => void } {
-  checkDeviceChoice(opts, writes);
-  if (opts.mock) {
-    return { dev: new MockDevice({ engines }), close: () => undefined };
-  }
-  const dev = openCliDevice(opts, { engines, writes });
-  return { dev, close: () => dev.dispose() };
+  return openChoice(opts, { engines, writes }, () => new MockDevice({ engines }));
 }
 
 function planEngines(plan: QosPlan, only: number[] | undefined): number[] {
@@ -336,8 +331,8 @@ function restore(ctx: CliContext, file: string, opts: RestoreOptions): void {
   const saved = [...new Set(all.registers.map((r) => r.engine))].sort((a, b) => a - b);
   let snap = all;
   if (opts.engine !== undefined) {
-    const n = Number(opts.engine);
-    if (!Number.isInteger(n) || !saved.includes(n)) {
+    const n = parseUint(opts.engine);
+    if (n === undefined || !saved.includes(n)) {
       throw badArg(
         '--engine',
         `--engine ${opts.engine} is not an engine of the snapshot (${saved.join(', ') || 'none'})`,

@@ -15,7 +15,8 @@ import { EXPORT_FORMATS, type ExportCounts, type ExportFormat } from '../../csr/
 import { REGFILE_NAMES, schemaPath, type RegFileName } from '../../csr/schema/files.ts';
 import { hex } from '../../common/errors.ts';
 import type { CliContext } from '../main.ts';
-import { badArg, numberArg } from '../input.ts';
+import { badArg } from '../input.ts';
+import { uintOption } from '../options.ts';
 
 interface ExportCliOptions {
   format?: string;
@@ -41,20 +42,6 @@ export interface RegsExportJson {
   readonly content?: string;
 }
 
-function parseEngine(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = numberArg(v);
-  if (!Number.isSafeInteger(n) || n < 0) {
-    throw badArg(
-      '--engine',
-      `--engine must be an engine id, got '${v}'`,
-      'a non-negative integer',
-      v,
-    );
-  }
-  return n;
-}
-
 async function run(ctx: CliContext, opts: ExportCliOptions): Promise<void> {
   if (opts.format === undefined) {
     throw badArg('--format', '--format is required', EXPORT_FORMATS.join(' | '));
@@ -71,7 +58,7 @@ async function run(ctx: CliContext, opts: ExportCliOptions): Promise<void> {
   const result = exportRegisters(opts.format, {
     files,
     profile: opts.profile,
-    engine: parseEngine(opts.engine),
+    engine: uintOption(opts.engine, '--engine', { what: 'an engine id' }),
   });
   const { target } = result;
   const inputs = new InputSet();

@@ -30,9 +30,15 @@ import type { Device, RegisterIO } from '../../csr/io.ts';
 import type { AnyRegister } from '../../csr/runtime/types.ts';
 import { getProfile } from '../../csr/profiles.ts';
 import type { UdmaFileName } from '../../driver/udma/regs.ts';
-import { HARDWARE_CONFIRMATION, checkDeviceChoice, confirmationOption } from '../device-options.ts';
+import {
+  HARDWARE_CONFIRMATION,
+  checkDeviceChoice,
+  confirmationOption,
+  parseUint,
+  uintOption,
+} from '../options.ts';
 import type { CliContext } from '../main.ts';
-import { barLocation, nearestNames, parseAddress, wordsAtOffset } from '../address.ts';
+import { barLocation, nearestNames, wordsAtOffset } from '../address.ts';
 import { badArg } from '../input.ts';
 import { paint, table } from '../output.ts';
 import { registerExport } from './regs-export.ts';
@@ -216,9 +222,6 @@ interface DeviceCliOptions {
   iUnderstandThisWritesToHardware?: boolean;
 }
 
-/** A non-negative integer given on the command line ("0x1f", "0b101", "31"), or undefined. */
-const parseUint = parseAddress;
-
 /** A register word a command line named: by path, by file offset or by BAR0 address. */
 interface ResolvedWord {
   model: RegFileModel;
@@ -243,7 +246,7 @@ function resolveWord(spec: string, file?: string, profile?: string): ResolvedWor
     names = parseFiles(spec.slice(0, colon));
     path = spec.slice(colon + 1);
   }
-  const addr = parseAddress(path);
+  const addr = parseUint(path);
   if (addr !== undefined) {
     const largest = Math.max(...names.map((n) => regFile(n).size));
     if (addr < largest || profile === undefined) {
@@ -386,34 +389,8 @@ async function accessorRuntime(): Promise<Target['handle']> {
  * command `writes` (then --device needs the confirmation flag). Validated before opening.
  */
 async function openTarget(opts: DeviceCliOptions, writes: boolean): Promise<Target> {
-  const engine = parseUint(opts.engine);
-  if (engine === undefined) {
-    throw badArg(
-      '--engine',
-      `--engine must be an engine id, got '${opts.engine}'`,
-      'an integer',
-      opts.engine,
-    );
-  }
-  const core = parseUint(opts.core);
-  if (core === undefined) {
-    throw badArg(
-      '--core',
-      `--core must be a DGE core id, got '${opts.core}'`,
-      'an integer',
-      opts.core,
-    );
-  }
-  if (Boolean(opts.mock) === (opts.device !== undefined)) {
-    throw badArg(
-      '--mock / --device',
-      opts.mock
-        ? 'give either --mock or --device, not both'
-        : 'no device: give --mock or --device <file>',
-      '--mock, or --device <file> --profile <name> --engine <n>',
-      opts.device ?? null,
-    );
-  }
+  const engine = uintOption(opts.engine, '--engine', { what: 'an engine id' })!;
+  const core = uintOption(opts.core, '--core', { what: 'a DGE core id' })!;
   checkDeviceChoice(opts, writes);
   if (opts.mock) {
     const { MockDevice } = await import('../../mocks/device.ts');

@@ -20,7 +20,8 @@ import {
   checkDeviceChoice,
   declaredMemory,
   memoryText,
-} from '../device-options.ts';
+  uintOption,
+} from '../options.ts';
 import { openCliDevice } from '../device-open.ts';
 import {
   defaultRingBase,
@@ -35,7 +36,7 @@ import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
 import { type ErrorJson, errorJson, errorLines } from '../contract.ts';
 import { InputSet } from '../../common/files.ts';
 import { LOOP_ITERATIONS, RING_BYTES, budgetLimit, checkBudget } from '../budgets.ts';
-import { badArg, numberArg, readProgramInput, withLocations } from '../input.ts';
+import { badArg, readProgramInput, withLocations } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, paint, table } from '../output.ts';
 import { phases } from '../progress.ts';
@@ -91,20 +92,6 @@ interface RunOptions {
   maxRingBytes?: string;
   traceJson?: string;
   dgeBackends?: string;
-}
-
-function parseNumber(v: string | undefined, where: string): number | undefined {
-  if (v === undefined) return undefined;
-  const n = numberArg(v);
-  if (!Number.isSafeInteger(n) || n < 0) {
-    throw badArg(
-      where,
-      `${where} must be a non-negative integer (decimal or 0x...), got ${JSON.stringify(v)}`,
-      'an integer',
-      v,
-    );
-  }
-  return n;
 }
 
 /**
@@ -357,12 +344,12 @@ async function runOne(
       throw withLocations(e, input);
     }
     checkBudget(RING_BYTES, budgetLimit(RING_BYTES, o.maxRingBytes), p.ringBytes, `${file} rings`);
-    const ringBase = parseNumber(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
+    const ringBase = uintOption(o.ringBase, '--ring-base') ?? defaultRingBase(p.module);
     const device = deviceFor(o, p, ringBase);
     const report = await runPrepared(p, device, {
       ringBase,
       file,
-      seed: parseNumber(o.seed, '--seed'),
+      seed: uintOption(o.seed, '--seed'),
       qos: o.qos !== false,
       allowInferred: o.allowInferred === true,
       trace: o.trace === true,
@@ -455,8 +442,8 @@ export function register(program: Command, ctx: CliContext): void {
       const out = ctx.out;
       checkDeviceOptions(o);
       if (o.dgeBackends !== undefined) parseBackendList(o.dgeBackends);
-      parseNumber(o.ringBase, '--ring-base');
-      parseNumber(o.seed, '--seed');
+      uintOption(o.ringBase, '--ring-base');
+      uintOption(o.seed, '--seed');
       checkTimelineOption(o.timeline, { mock: o.mock === true });
       checkTraceJsonOption(o.traceJson, { mock: o.mock === true });
       budgetLimit(LOOP_ITERATIONS, o.maxIterations);

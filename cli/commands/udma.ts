@@ -8,9 +8,8 @@ import type { Device } from '../../csr/io.ts';
 import { UdmaEngine, formatDump } from '../../driver/udma/index.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
-import { checkDeviceChoice } from '../device-options.ts';
-import { openCliDevice } from '../device-open.ts';
-import { badArg } from '../input.ts';
+import { uintOption } from '../options.ts';
+import { openChoice } from '../device-open.ts';
 
 interface UdmaOptions {
   mock?: boolean;
@@ -23,23 +22,16 @@ interface UdmaOptions {
 
 function engineOf(opt: string | undefined): number {
   if (opt === undefined) return 0;
-  const n = Number(opt);
-  if (!/^\d+$/.test(opt) || !Number.isSafeInteger(n))
-    throw badArg('--engine', `--engine ${opt} is not an engine number`, 'an integer >= 0', opt);
-  return n;
+  return uintOption(opt, '--engine', { what: 'an engine number' })!;
 }
 
 function queuesOf(opt: string[] | undefined): number[] | undefined {
   if (opt === undefined) return undefined;
-  return opt.map((q) => {
-    if (!/^\d+$/.test(q))
-      throw badArg('--queue', `--queue ${q} is not a queue number`, 'an integer >= 0', q);
-    return Number(q);
-  });
+  return opt.map((q) => uintOption(q, '--queue', { what: 'a queue number' })!);
 }
 
 /**
- * A fresh mock, or the device file mapped read-only (openCliDevice with writes: false). `info`
+ * A fresh mock, or the device file mapped read-only (openChoice with writes: false). `info`
  * defaults to the mock; `dump` needs --mock or --device.
  */
 function openReadOnly(
@@ -48,12 +40,11 @@ function openReadOnly(
   defaultMock: boolean,
 ): { dev: Device; close: () => void } {
   const choice = { ...opts, mock: opts.mock ?? (defaultMock && opts.device === undefined) };
-  checkDeviceChoice(choice, false);
-  if (choice.device === undefined) {
-    return { dev: new MockDevice({ engines: [engine] }), close: () => undefined };
-  }
-  const dev = openCliDevice(choice, { engines: [engine], writes: false });
-  return { dev, close: () => dev.dispose() };
+  return openChoice(
+    choice,
+    { engines: [engine], writes: false },
+    () => new MockDevice({ engines: [engine] }),
+  );
 }
 
 function info(ctx: CliContext, opts: UdmaOptions): void {

@@ -1,7 +1,13 @@
 /**
- * The device options every command that reaches a device shares: `--mock`, `--device <file>`,
- * `--profile <name>`, `--memory <addr>+<size>[@<offset>]` (DMA-visible memory) and the one
- * confirmation flag a writing command needs on a device. The rules (docs/device.md):
+ * The options the commands share, read one way everywhere.
+ *
+ * Numbers: an unsigned integer is written `0x...`, `0b...` or in decimal, with `_` allowed between
+ * digits (`0x8000_0000`); anything else (a sign, an exponent, a fraction, an empty string) is
+ * refused with BAD_ARGUMENT naming the option.
+ *
+ * The device: `--mock`, `--device <file>`, `--profile <name>`, `--memory <addr>+<size>[@<offset>]`
+ * (DMA-visible memory) and the one confirmation flag a writing command needs on a device. The
+ * rules (docs/device.md):
  *
  * - exactly one of --mock and --device; --device needs a profile;
  * - a command that only reads (regs read, regs dump, qos diff, and every --dry-run) opens the
@@ -80,18 +86,68 @@ export function checkDeviceChoice(o: DeviceChoice, writes: boolean): void {
   }
 }
 
-function parseAddress(text: string, where: string): number {
+/** An unsigned integer written as 0x..., 0b... or decimal (`_` between digits), or undefined. */
+export function parseUint(text: string): number | undefined {
   const s = text.trim().replace(/_/g, '').toLowerCase();
-  const v = /^0x[0-9a-f]+$/.test(s)
-    ? parseInt(s.slice(2), 16)
-    : /^[0-9]+$/.test(s)
-      ? Number(s)
-      : NaN;
-  if (!Number.isSafeInteger(v) || v < 0) {
+  let v: number;
+  if (/^0x[0-9a-f]+$/.test(s)) v = parseInt(s.slice(2), 16);
+  else if (/^0b[01]+$/.test(s)) v = parseInt(s.slice(2), 2);
+  else if (/^[0-9]+$/.test(s)) v = parseInt(s, 10);
+  else return undefined;
+  return Number.isSafeInteger(v) ? v : undefined;
+}
+
+export interface UintOptionLimits {
+  /** Smallest value allowed (default 0). */
+  min?: number;
+  /** Largest value allowed (default: any safe integer). */
+  max?: number;
+  /** What the option names, for the message ("an engine id"); default from min and max. */
+  what?: string;
+}
+
+/**
+ * The unsigned integer an option's text gives (parseUint), within the limits; undefined when the
+ * option was not given.
+ * @throws NxdmaError BAD_ARGUMENT naming the option, what it takes and what it got
+ */
+export function uintOption(
+  text: string | undefined,
+  option: string,
+  limits: UintOptionLimits = {},
+): number | undefined {
+  if (text === undefined) return undefined;
+  const min = limits.min ?? 0;
+  const max = limits.max ?? Number.MAX_SAFE_INTEGER;
+  const v = parseUint(text);
+  if (v === undefined || v < min || v > max) {
+    const what =
+      limits.what ??
+      (limits.max !== undefined
+        ? `an integer ${min}..${max}`
+        : min === 1
+          ? 'a positive integer'
+          : min === 0
+            ? 'a non-negative integer'
+            : `an integer >= ${min}`);
+    throw badArg(
+      option,
+      `${option} must be ${what} (decimal, 0x... or 0b...), got ${JSON.stringify(text)}`,
+      what,
+      text,
+    );
+  }
+  return v;
+}
+
+/** An address or size of a --memory option. */
+function memoryNumber(text: string, where: string): number {
+  const v = parseUint(text);
+  if (v === undefined) {
     throw badArg(
       where,
       `${where}: '${text}' is not an address or size`,
-      'a non-negative integer (0x... or decimal)',
+      'a non-negative integer (0x..., 0b... or decimal)',
       text,
     );
   }
@@ -110,9 +166,9 @@ export function parseMemoryOption(text: string): MemorySpec {
       text,
     );
   }
-  const deviceAddress = parseAddress(m[1]!, where);
-  const size = parseAddress(m[2]!, where);
-  const fileOffset = m[3] === undefined ? deviceAddress : parseAddress(m[3], where);
+  const deviceAddress = memoryNumber(m[1]!, where);
+  const size = memoryNumber(m[2]!, where);
+  const fileOffset = m[3] === undefined ? deviceAddress : memoryNumber(m[3], where);
   return { deviceAddress, fileOffset, size };
 }
 
