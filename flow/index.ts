@@ -12,14 +12,11 @@ export {
   flowQosPlan,
   prepareCompiled,
   prepareFlow,
-  runCompiled,
-  runFlow,
-  runModule,
-  runPrepared,
   type FlowOptions,
   type FlowPhase,
   type PreparedFlow,
-} from './flow.ts';
+} from './prepare.ts';
+export { runCompiled, runFlow, runModule, runPrepared } from './flow.ts';
 export { flowMock, type FlowMockOptions } from './mock.ts';
 export {
   ENGINES_PER_OWNER_TYPE,

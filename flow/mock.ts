@@ -13,7 +13,7 @@ import {
 } from '../csr/formats/dge-host.ts';
 import { MockDevice } from '../mocks/device.ts';
 import type { MemoryRegionSpec } from '../mocks/memory.ts';
-import type { PreparedFlow } from './flow.ts';
+import type { PreparedFlow } from './prepare.ts';
 
 /** Size and alignment of the flow mock's DGE region (it holds the dge_host window). */
 const DGE_WINDOW_ALIGN = 0x10000;

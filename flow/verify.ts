@@ -1,0 +1,138 @@
+/**
+ * What a flow reports after the run: every region read back and compared byte by byte with the
+ * reference interpreter's image, who the arbiters served (from the device's service trace), and
+ * the lowering records for --trace.
+ */
+import { hex } from '../common/errors.ts';
+import type { MemoryImage } from '../compiler/interp/memory.ts';
+import { qosClassName } from '../compiler/ir/enums.ts';
+import type { Module } from '../compiler/ir/module.ts';
+import { formatMicroOp } from '../csr/formats/dge-ops.ts';
+import { serviceTraceOf, type Device } from '../csr/io.ts';
+import type { QueuePlacement } from './mapping.ts';
+import type { FlowReport, FlowTrace, MismatchSample } from './report.ts';
+import type { PreparedFlow } from './prepare.ts';
+
+interface Verify {
+  destinationBytes: number;
+  checkedBytes: number;
+  mismatches: number;
+  samples: MismatchSample[];
+}
+
+/** Reads every region back and compares it byte by byte with the reference. */
+export function compare(
+  device: Device,
+  expected: MemoryImage,
+  written: Uint8Array[],
+  m: Module,
+): Verify {
+  let destinationBytes = 0;
+  let checkedBytes = 0;
+  let mismatches = 0;
+  const samples: MismatchSample[] = [];
+  expected.regions.forEach((r, i) => {
+    const got = new Uint8Array(r.size);
+    device.memory.read(r.base, got);
+    const want = r.bytes;
+    const mask = written[i];
+    for (let k = 0; k < r.size; k++) {
+      if (mask[k] !== 0) destinationBytes++;
+      if (got[k] !== want[k]) {
+        mismatches++;
+        if (samples.length < 16) {
+          const addr = r.base + k;
+          const t = m.tensors.find((x) => addr >= x.address && addr < x.address + x.byteSize);
+          samples.push({
+            address: hex(addr),
+            region: r.name,
+            tensor: t ? t.name : null,
+            destination: mask[k] !== 0,
+            expected: want[k],
+            actual: got[k],
+          });
+        }
+      }
+    }
+    checkedBytes += r.size;
+  });
+  return { destinationBytes, checkedBytes, mismatches, samples };
+}
+
+/** Who the arbiters served: per queue packets, bytes, first and last cycle, the first grants. */
+export function arbitration(
+  device: Device,
+  p: PreparedFlow,
+  mode: 'qos' | 'round-robin',
+  warnings: string[],
+): FlowReport['arbitration'] {
+  const t = serviceTraceOf(device);
+  const byRing = new Map<string, QueuePlacement>();
+  for (const pl of p.active) byRing.set(`${pl.engine}:${pl.qid}`, pl);
+  const stats = new Map<
+    string,
+    { packets: number; bytes: number; first: number; last: number; qQos: number }
+  >();
+  const grants: string[] = [];
+  if (t !== null) {
+    for (let i = 0; i < t.length; i++) {
+      const e = t.at(i);
+      const key = `${e.engine}:${e.queue}`;
+      let s = stats.get(key);
+      if (!s) {
+        s = { packets: 0, bytes: 0, first: e.startCycle, last: e.endCycle, qQos: e.qQos };
+        stats.set(key, s);
+      }
+      s.packets++;
+      s.bytes += e.bytes;
+      if (e.endCycle > s.last) s.last = e.endCycle;
+      if (grants.length < 64) grants.push(byRing.get(key)?.queue.name ?? key);
+    }
+  }
+  return {
+    mode,
+    observed: t !== null,
+    warnings,
+    queues: p.active.map((pl) => {
+      const s = stats.get(`${pl.engine}:${pl.qid}`);
+      return {
+        name: pl.queue.name,
+        engine: pl.engine,
+        qid: pl.qid,
+        qos: qosClassName(pl.queue.qos),
+        qQos: s ? s.qQos : null,
+        packets: s ? s.packets : 0,
+        bytes: s ? s.bytes : 0,
+        firstCycle: s ? s.first : null,
+        lastCycle: s ? s.last : null,
+      };
+    }),
+    firstGrants: grants,
+  };
+}
+
+/** The lowering records and the service trace (for --trace). */
+export function traceOf(p: PreparedFlow, device: Device): FlowTrace {
+  const dmas = p.lowered.dmas.map((d) => ({
+    dma: d.label,
+    queue: d.queue.name,
+    backend: d.backend,
+    priorityClass: d.priorityClass,
+    descriptors: d.descriptors,
+    streams: d.streams.map((s) => ({
+      channel: s.channel,
+      microOps: s.microOps.map(formatMicroOp),
+      src: s.src,
+      dst: s.dst,
+      descriptors: s.descriptors.map((x) => x.kind),
+    })),
+  }));
+  const t = serviceTraceOf(device);
+  const service: FlowTrace['service'] = [];
+  if (t !== null) {
+    for (let i = 0; i < Math.min(t.length, 10000); i++) {
+      service.push(t.at(i));
+    }
+  }
+  return { dmas, service };
+}
