@@ -11,7 +11,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { NxdmaError, hex, isNxdmaError } from '../../common/errors.ts';
+import { hex, isNxdmaError } from '../../common/errors.ts';
 import type { Device } from '../../csr/io.ts';
 import { parseBackendList } from '../../compiler/lower/backend.ts';
 import { checkInsideMemory, getProfile, type MemorySpec } from '../../driver/mmio/index.ts';
