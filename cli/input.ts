@@ -111,6 +111,27 @@ export function readJsonFile(
   }
 }
 
+/**
+ * Reads a JSON document and checks it with `parse` (which throws NxdmaErrors naming JSON paths);
+ * an error is given the line:column of its path in the file.
+ * @throws NxdmaError as readJsonFile, or what `parse` throws
+ */
+export function readJsonDocument<T>(
+  file: string,
+  what: string,
+  code: ErrorCode,
+  expected: string,
+  parse: (json: unknown, file: string) => T,
+  inputs?: InputSet,
+): T {
+  const input = readJsonFile(file, what, code, expected, inputs);
+  try {
+    return parse(input.json, file);
+  } catch (e) {
+    throw withLocations(e, input);
+  }
+}
+
 /** Splits a JSON path "$.functions[0].blocks[1].name" into its keys and indices. */
 export function pathSegments(text: string): (string | number)[] | null {
   const path = text.startsWith('$') ? text : /^[A-Za-z_]/.test(text) ? `$.${text}` : null;

@@ -37,6 +37,22 @@ export interface DeviceChoice {
   memory?: string[];
 }
 
+/**
+ * Adds --mock, --device <path> and --profile <name> to a command: `mock` says what --mock gives
+ * it, `readOnly` that the command maps the device read-only, `profile` the default profile (none:
+ * --device then needs --profile).
+ */
+export function deviceChoiceOptions(
+  cmd: Command,
+  o: { mock: string; readOnly?: boolean; profile?: string },
+): Command {
+  const map = o.readOnly ? 'map read-only' : 'map';
+  return cmd
+    .option('--mock', o.mock)
+    .option('--device <path>', `the device file to ${map} (BAR0 resource file, /dev/mem, UIO map)`)
+    .option('--profile <name>', 'device profile of --device (trn2)', o.profile);
+}
+
 /** Adds --i-understand-this-writes-to-hardware to a command that writes a device. */
 export function confirmationOption(cmd: Command): Command {
   return cmd.option(

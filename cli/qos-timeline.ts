@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import { NxdmaError } from '../common/errors.ts';
+import type { Device } from '../csr/io.ts';
 import type { QosPlan } from '../driver/qos/index.ts';
 import { QOS_TIMELINE_BYTES, QOS_TIMELINE_PACKETS, simulateQosPlan } from '../flow/qos-scenario.ts';
 import { uintOption } from './options.ts';
@@ -33,6 +34,27 @@ function workloadOf(opts: QosTimelineOptions): { packets: number; bytes: number 
   return {
     packets: uintOption(opts.timelinePackets, '--timeline-packets') ?? QOS_TIMELINE_PACKETS,
     bytes: uintOption(opts.timelineBytes, '--timeline-bytes') ?? QOS_TIMELINE_BYTES,
+  };
+}
+
+/** The plan run on a fresh mock with the options' workload, and the title and lanes of its picture. */
+function simulated(
+  plan: QosPlan,
+  planFile: string,
+  opts: QosTimelineOptions & { allowInferred?: boolean },
+  engines: readonly number[] | undefined,
+): {
+  dev: Device;
+  picture: { title: string; laneName: (engine: number, queue: number) => string | undefined };
+} {
+  const { packets, bytes } = workloadOf(opts);
+  const dev = simulateQosPlan(plan, { engines, packets, bytes, allowInferred: opts.allowInferred });
+  return {
+    dev,
+    picture: {
+      title: `QoS plan ${basename(planFile)} on the mock: ${packets} copies of ${bytes} bytes queued on each planned queue`,
+      laneName: planLaneName(plan),
+    },
   };
 }
 
@@ -65,17 +87,8 @@ export function qosShowTimeline(
     return undefined;
   }
   checkTimelineOption(opts.timeline, { mock: true, inputs });
-  const { packets, bytes } = workloadOf(opts);
-  const dev = simulateQosPlan(plan, { engines, packets, bytes, allowInferred: opts.allowInferred });
-  const r = writeTimeline(
-    opts.timeline,
-    dev,
-    {
-      title: `QoS plan ${basename(planFile)} on the mock: ${packets} copies of ${bytes} bytes queued on each planned queue`,
-      laneName: planLaneName(plan),
-    },
-    inputs,
-  );
+  const s = simulated(plan, planFile, opts, engines);
+  const r = writeTimeline(opts.timeline, s.dev, s.picture, inputs);
   return timelineJson(r);
 }
 
@@ -107,15 +120,6 @@ export function qosShowTraceJson(
 ): TraceJsonReport | undefined {
   if (opts.traceJson === undefined) return undefined;
   checkTraceJsonOption(opts.traceJson, { mock: true, inputs });
-  const { packets, bytes } = workloadOf(opts);
-  const dev = simulateQosPlan(plan, { engines, packets, bytes, allowInferred: opts.allowInferred });
-  return writeTraceJson(
-    opts.traceJson,
-    dev,
-    {
-      title: `QoS plan ${basename(planFile)} on the mock: ${packets} copies of ${bytes} bytes queued on each planned queue`,
-      laneName: planLaneName(plan),
-    },
-    inputs,
-  );
+  const s = simulated(plan, planFile, opts, engines);
+  return writeTraceJson(opts.traceJson, s.dev, s.picture, inputs);
 }

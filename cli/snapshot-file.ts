@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { NxdmaError } from '../common/errors.ts';
 import { parseRegisterSnapshot, type RegisterSnapshot } from '../driver/qos/snapshot.ts';
 import type { InputSet } from '../common/files.ts';
-import { badArg, readJsonFile, withLocations } from './input.ts';
+import { badArg, readJsonDocument } from './input.ts';
 
 function sameFile(a: string, b: string): boolean {
   try {
@@ -113,16 +113,12 @@ export function writeSnapshot(
  * included), PLAN_INVALID (with line:column) when it is not JSON or not a snapshot.
  */
 export function readSnapshot(file: string, inputs?: InputSet): RegisterSnapshot {
-  const input = readJsonFile(
+  return readJsonDocument(
     file,
     'snapshot',
     'PLAN_INVALID',
     'a register snapshot written by qos apply --save-previous',
+    parseRegisterSnapshot,
     inputs,
   );
-  try {
-    return parseRegisterSnapshot(input.json, file);
-  } catch (e) {
-    throw withLocations(e, input);
-  }
 }

@@ -5,7 +5,7 @@
  */
 import { basename, dirname, extname, join } from 'node:path';
 import { type InputSet, checkOutputFile, writeOutputFile } from '../common/files.ts';
-import { serviceTraceOf, type Device } from '../csr/io.ts';
+import { serviceTraceOf, type Device, type ServiceTraceReader } from '../csr/io.ts';
 import { badArg } from './input.ts';
 import { chromeTrace, type ChromeTraceOptions } from '../flow/chrome-trace.ts';
 import { renderTimeline, type TimelineOptions, type TimelineResult } from '../flow/timeline.ts';
@@ -62,6 +62,15 @@ export function timelineFileFor(file: string, program: string, single: boolean):
   return join(dirname(file), `${stem}.${name}${ext}`);
 }
 
+/** The device's service trace; BAD_ARGUMENT naming `option` for a device that keeps none. */
+function traceOf(device: Device, option: '--timeline' | '--trace-json'): ServiceTraceReader {
+  const trace = serviceTraceOf(device);
+  if (trace === null) {
+    throw badArg(option, `${device.name} keeps no service trace`, 'a mock device', device.name);
+  }
+  return trace;
+}
+
 /** Renders the device's service trace and writes it to `file`. */
 export function writeTimeline(
   file: string,
@@ -69,16 +78,7 @@ export function writeTimeline(
   opts: TimelineOptions = {},
   inputs?: InputSet,
 ): TimelineResult & { file: string } {
-  const trace = serviceTraceOf(device);
-  if (trace === null) {
-    throw badArg(
-      '--timeline',
-      `${device.name} keeps no service trace`,
-      'a mock device',
-      device.name,
-    );
-  }
-  const r = renderTimeline(trace, opts);
+  const r = renderTimeline(traceOf(device, '--timeline'), opts);
   writeOutputFile(file, r.svg, { option: '--timeline', inputs });
   return { ...r, file };
 }
@@ -111,16 +111,7 @@ export function writeTraceJson(
   opts: ChromeTraceOptions = {},
   inputs?: InputSet,
 ): TraceJsonReport {
-  const trace = serviceTraceOf(device);
-  if (trace === null) {
-    throw badArg(
-      '--trace-json',
-      `${device.name} keeps no service trace`,
-      'a mock device',
-      device.name,
-    );
-  }
-  const doc = chromeTrace(trace, opts);
+  const doc = chromeTrace(traceOf(device, '--trace-json'), opts);
   writeOutputFile(file, JSON.stringify(doc) + '\n', { option: '--trace-json', inputs });
   const x = doc.traceEvents.filter((e) => e.ph === 'X').length;
   const tracks = doc.traceEvents.filter((e) => e.name === 'thread_name').length;

@@ -15,189 +15,35 @@
  */
 import type { Command } from 'commander';
 import { hex } from '../../common/errors.ts';
-import type { Device } from '../../csr/io.ts';
 import {
   applyQos,
   describeQosPlan,
   diffQos,
-  parseQosPlan,
   planQos,
   restoreRegisters,
-  type PlanEngineTable,
-  type QosPlan,
-  type QosWarning,
-  type QosWrite,
 } from '../../driver/qos/index.ts';
-import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
 import { CliExit, EXIT } from '../exit.ts';
 import { checkTraceJsonOption } from '../timeline.ts';
 import { InputSet } from '../../common/files.ts';
-import { badArg, readJsonFile, withLocations } from '../input.ts';
-import { paint, table } from '../output.ts';
+import { badArg } from '../input.ts';
+import { table } from '../output.ts';
 import { qosShowTimeline, qosShowTraceJson, type QosTimelineOptions } from '../qos-timeline.ts';
-import { HARDWARE_CONFIRMATION, parseUint, type DeviceChoice } from '../options.ts';
-import { openChoice } from '../device-open.ts';
+import { HARDWARE_CONFIRMATION, deviceChoiceOptions, parseUint } from '../options.ts';
 import { checkSnapshotTarget, readSnapshot, writeSnapshot } from '../snapshot-file.ts';
+import {
+  engineFilter,
+  openTarget,
+  planEngines,
+  readPlan,
+  type ApplyOptions,
+  type CommonOptions,
+  type DiffOptions,
+  type RestoreOptions,
+} from './qos/target.ts';
+import { jsonWrite, printDiff, printTables, printWarnings, printWrites } from './qos/print.ts';
 
-interface CommonOptions {
-  engine?: string;
-  allowInferred?: boolean;
-  json?: boolean;
-}
-
-interface DeviceOptions extends CommonOptions, DeviceChoice {}
-
-interface DiffOptions extends DeviceOptions {
-  /** False (--no-exit-code) exits 0 whatever the differences. */
-  exitCode?: boolean;
-}
-
-interface ApplyOptions extends DeviceOptions {
-  dryRun?: boolean;
-  verify?: boolean;
-  strict?: boolean;
-  savePrevious?: string;
-}
-
-interface RestoreOptions extends DeviceOptions {
-  dryRun?: boolean;
-  verify?: boolean;
-}
-
-/** One write as `qos apply --json` prints it. */
-export interface QosJsonWrite {
-  engine: number;
-  file: string;
-  path: string;
-  /** Byte offset within its register file. */
-  offset: number;
-  old: number | null;
-  new: number;
-}
-
-function readPlan(file: string, inputs?: InputSet): QosPlan {
-  const input = readJsonFile(
-    file,
-    'plan',
-    'PLAN_INVALID',
-    'a JSON QoS plan (driver/qos/plan.schema.json)',
-    inputs,
-  );
-  try {
-    return parseQosPlan(input.json, file);
-  } catch (e) {
-    throw withLocations(e, input);
-  }
-}
-
-function engineFilter(plan: QosPlan, opt: string | undefined): number[] | undefined {
-  if (opt === undefined) return undefined;
-  const n = parseUint(opt);
-  const ids = plan.engines.map((e) => e.engine);
-  if (n === undefined || !ids.includes(n)) {
-    throw badArg(
-      '--engine',
-      `--engine ${opt} is not an engine of the plan (${ids.join(', ')})`,
-      ids.join(' | '),
-      opt,
-    );
-  }
-  return [n];
-}
-
-/**
- * The device to use: a fresh mock or the mapped device file, read-only unless the command
- * `writes` (then --device needs --i-understand-this-writes-to-hardware).
- */
-function openTarget(
-  opts: DeviceOptions,
-  engines: number[],
-  writes: boolean,
-): { dev: Device; close: () => void } {
-  return openChoice(opts, { engines, writes }, () => new MockDevice({ engines }));
-}
-
-function planEngines(plan: QosPlan, only: number[] | undefined): number[] {
-  return plan.engines.map((e) => e.engine).filter((e) => !only || only.includes(e));
-}
-
-const v = (x: number | boolean | null, yes = 'yes', no = 'no'): string =>
-  x === null ? '-' : typeof x === 'boolean' ? (x ? yes : no) : String(x);
-
-function printTables(ctx: CliContext, tables: PlanEngineTable[]): void {
-  const out = ctx.out;
-  for (const t of tables) {
-    const armed = t.armed ? paint(out, 32, 'armed') : paint(out, 33, 'not armed');
-    out.log(
-      `engine ${t.engine}: ${t.arbiters} [${armed}]${t.rateLimit ? `; rate limit ${t.rateLimit}` : ''}`,
-    );
-    if (t.queues.length > 0) {
-      out.log(
-        table(
-          [
-            'queue',
-            'class',
-            'prio',
-            'AXI_qos',
-            'q_qos',
-            'weight',
-            'HP',
-            's2m AXI_qos',
-            'rate limit',
-          ],
-          t.queues.map((q) => [
-            q.queue,
-            q.class,
-            v(q.priorityClass),
-            v(q.axiQos),
-            v(q.qQos),
-            v(q.weight),
-            v(q.highPriority),
-            v(q.s2mAxiQos),
-            q.rateLimit ?? '-',
-          ]),
-        )
-          .split('\n')
-          .map((l) => `  ${l}`)
-          .join('\n'),
-      );
-    }
-    out.log('');
-  }
-}
-
-function printWarnings(ctx: CliContext, warnings: readonly QosWarning[]): void {
-  for (const w of warnings)
-    ctx.out.err(`${paint(ctx.out, 33, 'warning')} [${w.code}]: ${w.message}`);
-}
-
-const word = (x: number | null): string => (x === null ? '?' : hex(x, 8));
-
-function printWrites(ctx: CliContext, writes: readonly QosWrite[], title: string): void {
-  const out = ctx.out;
-  if (writes.length === 0) return;
-  out.log(title);
-  out.log(
-    table(
-      ['engine', 'file', 'path', 'offset', 'old', 'new', 'fields'],
-      writes.map((w) => [
-        w.engine,
-        w.file,
-        w.path,
-        hex(w.offset, 5),
-        word(w.old),
-        word(w.new),
-        w.fields.map((f) => `${f.name} ${f.old === null ? '?' : f.old}->${f.new}`).join(', '),
-      ]),
-    ),
-  );
-  out.log('');
-}
-
-function jsonWrite(w: QosWrite): QosJsonWrite {
-  return { engine: w.engine, file: w.file, path: w.path, offset: w.offset, old: w.old, new: w.new };
-}
+export type { QosJsonWrite } from './qos/print.ts';
 
 // ---------------------------------------------------------------------------------------------
 
@@ -411,41 +257,6 @@ function diff(ctx: CliContext, file: string, opts: DiffOptions): void {
   if (differ > 0 && opts.exitCode !== false) throw new CliExit(EXIT.DIFFERENCES);
 }
 
-function printDiff(
-  ctx: CliContext,
-  plan: QosPlan,
-  engines: number[] | undefined,
-  dev: Device,
-  d: ReturnType<typeof diffQos>,
-): void {
-  {
-    printTables(ctx, describeQosPlan(plan, engines));
-    const out = ctx.out;
-    out.log(
-      table(
-        ['', 'engine', 'path', 'field', 'current', 'planned', 'origin'],
-        d.fields.map((f) => [
-          f.differs ? paint(out, 31, '*') : ' ',
-          f.engine,
-          f.path,
-          f.field + (f.inferred ? ' (inferred)' : ''),
-          f.current === null ? '?' : f.current,
-          f.planned,
-          f.origin,
-        ]),
-      ),
-    );
-    out.log('');
-    out.log(
-      `${dev.name}: ${d.differences} of ${d.fields.length} planned fields differ (*)` +
-        (d.notRead.length
-          ? `; not read (address inferred, use --allow-inferred): ${d.notRead.map((r) => r.path).join(', ')}`
-          : ''),
-    );
-    printWarnings(ctx, d.warnings);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 
 const APPLY_HELP = `
@@ -507,10 +318,7 @@ export function register(program: Command, ctx: CliContext): void {
     );
 
   const deviceOptions = (c: Command): Command =>
-    c
-      .option('--mock', 'use a fresh mock device holding the plan engines')
-      .option('--device <path>', 'the device file to map (BAR0 resource file, /dev/mem, UIO map)')
-      .option('--profile <name>', 'device profile of --device (trn2)')
+    deviceChoiceOptions(c, { mock: 'use a fresh mock device holding the plan engines' })
       .option('--engine <n>', 'only this engine of the plan')
       .option('--allow-inferred', 'also write (or read) registers whose facts are inferred')
       .option('--json', 'machine-readable output');

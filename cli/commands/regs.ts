@@ -16,7 +16,7 @@
  */
 import type { Command } from 'commander';
 import { REGFILE_NAMES } from '../../csr/schema/files.ts';
-import { HARDWARE_CONFIRMATION, confirmationOption } from '../options.ts';
+import { HARDWARE_CONFIRMATION, confirmationOption, deviceChoiceOptions } from '../options.ts';
 import type { CliContext } from '../main.ts';
 import { registerExport } from './regs-export.ts';
 import { LIST_HELP, list, type ListOptions } from './regs/list.ts';
@@ -35,10 +35,10 @@ export type { RegsListEntry } from './regs/list.ts';
 export type { RegsFieldValue, RegsValue } from './regs/words.ts';
 
 function deviceOptions(cmd: Command): Command {
-  return cmd
-    .option('--mock', 'a fresh in-memory mock device (reset values; nothing persists between runs)')
-    .option('--device <file>', 'a mapped device: the BAR0 file (resource0, /dev/mem, a UIO device)')
-    .option('--profile <name>', 'device profile', 'trn2')
+  return deviceChoiceOptions(cmd, {
+    mock: 'a fresh in-memory mock device (reset values; nothing persists between runs)',
+    profile: 'trn2',
+  })
     .option('--engine <n>', 'UDMA engine for udma_m2s / udma_s2m', '0')
     .option('--core <n>', 'DGE core for dge_host (mock)', '0')
     .option('--json', 'machine-readable output');

@@ -8,24 +8,14 @@
  * Exit codes: 0 every byte as expected; 1 a mismatch; 2 a bad program, argument or file;
  * 3 a device error.
  */
-import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { hex, isNxdmaError } from '../../common/errors.ts';
-import type { Device } from '../../csr/io.ts';
+import { isNxdmaError } from '../../common/errors.ts';
 import { parseBackendList } from '../../compiler/lower/backend.ts';
-import { checkInsideMemory, getProfile, type MemorySpec } from '../../driver/mmio/index.ts';
-import {
-  HARDWARE_CONFIRMATION,
-  checkDeviceChoice,
-  declaredMemory,
-  memoryText,
-  uintOption,
-} from '../options.ts';
-import { openCliDevice } from '../device-open.ts';
+import { HARDWARE_CONFIRMATION, deviceChoiceOptions, uintOption } from '../options.ts';
 import {
   defaultRingBase,
-  flowMock,
   prepareCompiled,
   runPrepared,
   totalsOf,
@@ -36,7 +26,7 @@ import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
 import { type ErrorJson, errorJson, errorLines } from '../contract.ts';
 import { InputSet } from '../../common/files.ts';
 import { LOOP_ITERATIONS, RING_BYTES, budgetLimit, checkBudget } from '../budgets.ts';
-import { badArg, readProgramInput, withLocations } from '../input.ts';
+import { readProgramInput, withLocations } from '../input.ts';
 import type { CliContext } from '../main.ts';
 import { type Out, paint, table } from '../output.ts';
 import { phases } from '../progress.ts';
@@ -49,9 +39,15 @@ import {
   writeTimeline,
   writeTraceJson,
 } from '../timeline.ts';
+import { checkDirectoryRunOutput, loopIterationsOf, programFiles } from './run/inputs.ts';
+import { checkDeviceOptions, deviceFor, type RunOptions } from './run/device.ts';
+import { formatReport, kib } from './run/report.ts';
 
 /** The confirmation a hardware run needs (the one every writing command takes). */
 export { HARDWARE_CONFIRMATION };
+export { checkDirectoryRunOutput, loopIterationsOf, programFiles } from './run/inputs.ts';
+export { programMemory } from './run/device.ts';
+export { formatReport } from './run/report.ts';
 
 const EXAMPLE = `
 Example:
@@ -74,241 +70,6 @@ A mapped device (writes registers and memory of real hardware):
 The program's regions and the rings must lie inside the DMA-visible memory the profile or --memory
 declares (<addr>+<size>[@<file offset>], file offset default: the address); each is mapped from
 the device file there. Memory overlapping a register window of the profile is refused.`;
-
-interface RunOptions {
-  mock?: boolean;
-  device?: string;
-  profile?: string;
-  json?: boolean;
-  trace?: boolean;
-  timeline?: string;
-  ringBase?: string;
-  seed?: string;
-  qos?: boolean;
-  allowInferred?: boolean;
-  iUnderstandThisWritesToHardware?: boolean;
-  memory?: string[];
-  maxIterations?: string;
-  maxRingBytes?: string;
-  traceJson?: string;
-  dgeBackends?: string;
-}
-
-/**
- * The program files a path names: the file, or the *.json entries of a directory (sorted). Every
- * entry that is not a directory is listed, so a FIFO, a device or a dangling link named *.json is
- * reported as a failed program (each is read through readInputText, which refuses them).
- */
-export function programFiles(path: string): string[] {
-  let st;
-  try {
-    st = statSync(path);
-  } catch (e) {
-    throw badArg(
-      path,
-      `cannot read ${path}: ${(e as Error).message}`,
-      'a program file or a directory of programs',
-    );
-  }
-  if (!st.isDirectory()) return [path];
-  const files = readdirSync(path)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => join(path, f))
-    .filter((f) => {
-      try {
-        return !statSync(f).isDirectory();
-      } catch {
-        return lstatSync(f).isSymbolicLink(); // a dangling link: reported when it is read
-      }
-    });
-  if (files.length === 0)
-    throw badArg(path, `no *.json program in ${path}`, 'a directory holding program files');
-  return files;
-}
-
-/** The loop iterations a program asks for (the sum over its loop blocks), read from its JSON. */
-export function loopIterationsOf(json: unknown): { total: number; where: string } {
-  let total = 0;
-  let where = '$';
-  let most = 0;
-  const fns = (json as { functions?: unknown })?.functions;
-  if (!Array.isArray(fns)) return { total, where };
-  fns.forEach((f, fi) => {
-    const blocks = (f as { blocks?: unknown })?.blocks;
-    if (!Array.isArray(blocks)) return;
-    blocks.forEach((b, bi) => {
-      const n = (b as { loop?: { iterations?: unknown } })?.loop?.iterations;
-      if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return;
-      total += n;
-      if (n > most) {
-        most = n;
-        where = `$.functions[${fi}].blocks[${bi}].loop.iterations`;
-      }
-    });
-  });
-  return { total, where };
-}
-
-/**
- * For a directory run, refuses an output that would land in the program directory with a .json
- * name: the next run of that directory would take it for a program.
- */
-export function checkDirectoryRunOutput(file: string, dir: string, option: string): void {
-  if (!file.toLowerCase().endsWith('.json')) return;
-  let outDir: string;
-  let progDir: string;
-  try {
-    progDir = realpathSync(dir);
-    outDir = realpathSync(dirname(resolve(file)));
-  } catch {
-    return;
-  }
-  if (outDir === progDir) {
-    throw badArg(
-      option,
-      `${option} ${file} would put .json files into the program directory ${dir}, which the next run of it would read as programs`,
-      'an output path outside the program directory, or a name not ending in .json',
-      file,
-    );
-  }
-}
-
-/** Checks the device options before anything is read or opened. */
-function checkDeviceOptions(o: RunOptions): void {
-  checkDeviceChoice(o, true);
-  if (o.device !== undefined) {
-    getProfile(o.profile!);
-    declaredMemory(o);
-  } else if (o.memory !== undefined) {
-    throw badArg(
-      '--memory',
-      '--memory declares memory of --device; the mock lays out its own',
-      '--device',
-      o.memory,
-    );
-  }
-}
-
-/**
- * The memory windows of one program on --device: each region and the rings, each inside the
- * DMA-visible memory the profile or --memory declares, mapped at the matching file offset.
- * @throws NxdmaError MEMORY_UNMAPPED naming the region and the declared memory.
- */
-export function programMemory(o: RunOptions, p: PreparedFlow, ringBase: number): MemorySpec[] {
-  const profile = getProfile(o.profile!);
-  const declared: (MemorySpec & { name: string })[] = [
-    ...(profile.dmaMemory ?? []).map((m) => ({ ...m, name: `profile ${profile.name} ${m.name}` })),
-    ...declaredMemory(o).map((m, i) => ({
-      ...m,
-      name: `--memory ${memoryText(m)}` + (i > 0 ? ` (#${i + 1})` : ''),
-    })),
-  ];
-  const wanted = p.module.regions.map((r) => ({
-    name: `region "${r.name}"`,
-    address: r.base,
-    size: r.size,
-  }));
-  if (p.ringBytes > 0) wanted.push({ name: 'the rings', address: ringBase, size: p.ringBytes });
-  return wanted.map((w) => {
-    const d = checkInsideMemory(w, declared) as MemorySpec & { name: string };
-    return {
-      deviceAddress: w.address,
-      fileOffset: d.fileOffset + (w.address - d.deviceAddress),
-      size: w.size,
-    };
-  });
-}
-
-/** The device of one program: a mock laid out for it, or the mapped device. */
-function deviceFor(o: RunOptions, p: PreparedFlow, ringBase: number): Device {
-  if (o.mock) return flowMock(p, ringBase);
-  return openCliDevice(o, {
-    engines: [...new Set(p.active.map((a) => a.engine))],
-    memory: programMemory(o, p, ringBase),
-    writes: true,
-  });
-}
-
-function kib(n: number): string {
-  return n >= 1024 * 1024
-    ? `${(n / 1048576).toFixed(1)} MiB`
-    : n >= 1024
-      ? `${(n / 1024).toFixed(1)} KiB`
-      : `${n} B`;
-}
-
-/** The readable report of one program. */
-export function formatReport(out: Out, r: FlowReport): string[] {
-  const lines: string[] = [];
-  const ok = r.mismatches === 0;
-  lines.push(`${paint(out, 1, r.program)}${r.file ? ` (${r.file})` : ''} on ${r.device}`);
-  const l = r.lowering;
-  const bk = Object.entries(l.byBackend)
-    .filter(([, n]) => n > 0)
-    .map(([b, n]) => `${b} ${n}`)
-    .join(', ');
-  lines.push(
-    `  compiled in ${r.passes.length} passes; lowered ${l.dmas} DMAs (${l.executed} executed; backends: ${bk || 'none'}) ` +
-      `to ${l.dgeDescriptors} DGE descriptors and ${l.descriptors} ring descriptor pairs`,
-  );
-  lines.push('');
-  lines.push(
-    table(
-      ['queue', 'engine', 'qid', 'qos', 'dmas', 'descriptors', 'bytes'],
-      r.queues.map((q) => [q.name, q.engine, q.qid, q.qos, q.dmas, q.descriptors, q.bytes]),
-    )
-      .split('\n')
-      .map((s) => '  ' + s)
-      .join('\n'),
-  );
-  lines.push('');
-  const a = r.arbitration;
-  if (a.observed && a.queues.length > 0) {
-    lines.push(
-      `  arbitration (${a.mode === 'qos' ? 'QoS: strict levels + DWRR from each class' : 'round robin'}), ${r.epochs} epoch(s):`,
-    );
-    for (const q of a.queues) {
-      lines.push(
-        `    udma${q.engine} q${q.qid} ${q.name}: ${q.packets} packets, ${kib(q.bytes)}` +
-          (q.firstCycle !== null ? `, cycles ${q.firstCycle}..${q.lastCycle}` : '') +
-          (q.qQos !== null ? `, q_qos ${q.qQos}` : ''),
-      );
-    }
-  }
-  for (const w of a.warnings) lines.push(`  note: ${w}`);
-  const verdict = ok ? paint(out, 32, 'OK') : paint(out, 31, 'MISMATCH');
-  lines.push(
-    `  moved ${kib(r.bytesMoved)}; verified ${r.verifiedBytes} destination bytes (${r.checkedBytes} bytes compared): ` +
-      `${r.mismatches} mismatches ${verdict}  [${r.elapsedMs} ms]`,
-  );
-  for (const s of r.mismatchSamples.slice(0, 8)) {
-    lines.push(
-      `    ${s.address} (${s.region}${s.tensor ? `, tensor ${s.tensor}` : ''}${s.destination ? '' : ', not a destination'}): expected ${hex(s.expected, 2)}, got ${hex(s.actual, 2)}`,
-    );
-  }
-  if (r.trace) {
-    lines.push('');
-    lines.push('  trace: lowering');
-    for (const d of r.trace.dmas) {
-      lines.push(
-        `    ${d.dma} on ${d.queue}: backend ${d.backend}, priority_class ${d.priorityClass}, ${d.descriptors} descriptor pairs`,
-      );
-      for (const s of d.streams) {
-        for (const op of s.microOps) lines.push(`      S: ${op}`);
-        lines.push(`      -> ${s.descriptors.join(', ')}`);
-      }
-    }
-    lines.push('  trace: packets served (engine queue bytes descriptors cycles q_qos)');
-    for (const e of r.trace.service.slice(0, 200)) {
-      lines.push(
-        `    #${e.order} udma${e.engine} q${e.queue} ${e.bytes} B ${e.descriptors} desc ${e.startCycle}..${e.endCycle} q_qos ${e.qQos}`,
-      );
-    }
-    if (r.trace.service.length > 200) lines.push(`    ... ${r.trace.service.length - 200} more`);
-  }
-  return lines;
-}
 
 /** Runs one program file; returns its report (and draws its timeline into `timeline`). */
 async function runOne(
@@ -390,15 +151,15 @@ async function runOne(
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  program
-    .command('run')
-    .description(
-      'compile a program (or every program of a directory), run it through descriptor rings and verify every byte',
-    )
-    .argument('<program>', 'a program file (JSON) or a directory of them')
-    .option('--mock', 'run on a mock device laid out for the program')
-    .option('--device <path>', 'the device file to map (BAR0 resource file, /dev/mem, UIO map)')
-    .option('--profile <name>', 'device profile of --device (trn2)')
+  deviceChoiceOptions(
+    program
+      .command('run')
+      .description(
+        'compile a program (or every program of a directory), run it through descriptor rings and verify every byte',
+      )
+      .argument('<program>', 'a program file (JSON) or a directory of them'),
+    { mock: 'run on a mock device laid out for the program' },
+  )
     .option(`--${HARDWARE_CONFIRMATION}`, 'confirm that --device may write the hardware')
     .option(
       '--memory <addr+size[@offset]>',

@@ -8,7 +8,7 @@ import type { Device } from '../../csr/io.ts';
 import { UdmaEngine, formatDump } from '../../driver/udma/index.ts';
 import { MockDevice } from '../../mocks/index.ts';
 import type { CliContext } from '../main.ts';
-import { uintOption } from '../options.ts';
+import { deviceChoiceOptions, uintOption } from '../options.ts';
 import { openChoice } from '../device-open.ts';
 
 interface UdmaOptions {
@@ -91,13 +91,10 @@ export function register(program: Command, ctx: CliContext): void {
     .description('UDMA engines: capabilities, and a read-only dump of queues and rings')
     .addHelpText('after', `\nExample:\n  $ nxdma udma info\n  $ nxdma udma dump --mock --json`);
   const target = (c: Command): Command =>
-    c
-      .option('--mock', 'a fresh mock device (info: the default without --device)')
-      .option(
-        '--device <path>',
-        'the device file to map read-only (BAR0 resource file, /dev/mem, UIO map)',
-      )
-      .option('--profile <name>', 'device profile of --device (trn2)')
+    deviceChoiceOptions(c, {
+      mock: 'a fresh mock device (info: the default without --device)',
+      readOnly: true,
+    })
       .option('--engine <n>', 'the engine (default 0)')
       .option('--json', 'machine-readable output');
   target(
