@@ -30,7 +30,26 @@ export const QOS_LIMITS = {
   shortCycleSize: field('udma_m2s', 'M2S_rate_limiter.gen_cfg.short_cycle_size').max,
   streamMaxBurst: field('udma_m2s', 'M2S_stream_rate_limiter.cfg_1s.max_burst_size').max,
   queueMaxBurst: field('udma_m2s', 'M2S_Q[0].rate_limit_cfg_1.max_burst_size').max,
+  refill: field('udma_m2s', 'M2S_Q[0].rate_limit_cfg_token_size_2.short_cycle').max,
+  longRefill: field('udma_m2s', 'M2S_Q[0].rate_limit_cfg_token_size_1.long_cycle').max,
+  longCycle: field('udma_m2s', 'M2S_Q[0].rate_limit_cfg_cycle.long_cycle_size').max,
 } as const;
+
+/** The refill of a token bucket: what it gains per short and per long cycle (inferred registers). */
+const refillKeys = (block: string) => ({
+  refill: uint(
+    QOS_LIMITS.refill,
+    `${block}token_size_2.short_cycle: tokens added every short cycle, the refill rate (inferred: needs allowInferred)`,
+  ).optional(),
+  longCycle: uint(
+    QOS_LIMITS.longCycle,
+    `${block}cycle.long_cycle_size: short cycles per long cycle (inferred: needs allowInferred)`,
+  ).optional(),
+  longRefill: uint(
+    QOS_LIMITS.longRefill,
+    `${block}token_size_1.long_cycle: tokens added every long cycle (inferred: needs allowInferred)`,
+  ).optional(),
+});
 
 const uint = (max: number, what: string) =>
   z.number().int().min(0).max(max).describe(`${what} (0..${max})`);
@@ -66,9 +85,10 @@ export const RateLimitSchema = z
     enabled: z.boolean().describe('en: the token bucket limits the traffic'),
     maxBurst: uint(
       QOS_LIMITS.queueMaxBurst,
-      'max_burst_size: tokens (bytes, or packets in packet mode) per cycle',
+      'max_burst_size: the bucket size, the most tokens (bytes, or packets in packet mode) it holds',
     ).optional(),
-    pause: z.boolean().describe('pause: hold the traffic').optional(),
+    pause: z.boolean().describe('pause: the bucket stops refilling').optional(),
+    ...refillKeys('rate_limit_cfg_'),
   })
   .strict();
 
@@ -146,8 +166,12 @@ export const EngineRateLimitSchema = z
     stream: z
       .object({
         enabled: z.boolean().describe('cfg_1s.en, and mask.internal_rate_limiter cleared'),
-        maxBurst: uint(QOS_LIMITS.streamMaxBurst, 'cfg_1s.max_burst_size').optional(),
-        pause: z.boolean().describe('cfg_1s.pause').optional(),
+        maxBurst: uint(
+          QOS_LIMITS.streamMaxBurst,
+          'cfg_1s.max_burst_size: the bucket size',
+        ).optional(),
+        pause: z.boolean().describe('cfg_1s.pause: the bucket stops refilling').optional(),
+        ...refillKeys('cfg_'),
       })
       .strict()
       .describe('M2S_stream_rate_limiter')

@@ -57,7 +57,8 @@ export interface PlannedWrite {
   readMask: number;
 }
 
-export type QosWarningCode = 'ARBITERS_ROUND_ROBIN' | 'COMPLETION_ROUND_ROBIN' | 'INFERRED_SKIPPED';
+export type QosWarningCode =
+  'ARBITERS_ROUND_ROBIN' | 'COMPLETION_ROUND_ROBIN' | 'INFERRED_SKIPPED' | 'RATE_LIMIT_NO_REFILL';
 
 export interface QosWarning {
   code: QosWarningCode;
@@ -225,6 +226,39 @@ function planEngine(e: PlanEngine): PlannedWrite[] {
   };
   const m2s = 'udma_m2s';
   const s2m = 'udma_s2m';
+  /** A bucket's refill words (`prefix` + cycle / token_size_1 / token_size_2), as far as given. */
+  const setRefill = (
+    r: { refill?: number; longCycle?: number; longRefill?: number },
+    prefix: string,
+    phase: number,
+    src: string,
+    queue?: number,
+  ): void => {
+    if (r.refill !== undefined)
+      word(m2s, `${prefix}token_size_2`, phase).set(
+        'short_cycle',
+        r.refill,
+        'explicit',
+        `${src}.refill`,
+        queue,
+      );
+    if (r.longCycle !== undefined)
+      word(m2s, `${prefix}cycle`, phase).set(
+        'long_cycle_size',
+        r.longCycle,
+        'explicit',
+        `${src}.longCycle`,
+        queue,
+      );
+    if (r.longRefill !== undefined)
+      word(m2s, `${prefix}token_size_1`, phase).set(
+        'long_cycle',
+        r.longRefill,
+        'explicit',
+        `${src}.longRefill`,
+        queue,
+      );
+  };
 
   for (const q of e.queues) {
     const Q = `M2S_Q[${q.queue}]`;
@@ -291,6 +325,7 @@ function planEngine(e: PlanEngine): PlannedWrite[] {
         w.set('max_burst_size', rl.maxBurst, 'explicit', `${s}.maxBurst`, q.queue);
       if (rl.pause !== undefined)
         w.set('pause', rl.pause ? 1 : 0, 'explicit', `${s}.pause`, q.queue);
+      setRefill(rl, `${Q}.rate_limit_cfg_`, PHASE.m2sQueue, s, q.queue);
       // The per-queue limiter engages only when its mask bit is clear (1 = masked, the reset value).
       word(m2s, `${Q}.rate_limit_mask`, PHASE.m2sQueue).set(
         'internal_rate_limiter',
@@ -337,6 +372,7 @@ function planEngine(e: PlanEngine): PlannedWrite[] {
       if (st.maxBurst !== undefined)
         w.set('max_burst_size', st.maxBurst, 'explicit', `${s}.stream.maxBurst`);
       if (st.pause !== undefined) w.set('pause', st.pause ? 1 : 0, 'explicit', `${s}.stream.pause`);
+      setRefill(st, 'M2S_stream_rate_limiter.cfg_', PHASE.rateLimit, `${s}.stream`);
       word(m2s, 'M2S_stream_rate_limiter.mask', PHASE.rateLimit).set(
         'internal_rate_limiter',
         st.enabled ? 0 : 1,
@@ -445,6 +481,34 @@ function armingWarnings(e: PlanEngine): QosWarning[] {
   return out;
 }
 
+/**
+ * A rate limiter the plan enables without saying how it refills: its bucket then refills by
+ * whatever its token-size registers hold (reset unknown; 0 on the mock, where its traffic stops
+ * once the bucket is empty).
+ */
+function refillWarnings(e: PlanEngine): QosWarning[] {
+  const out: QosWarning[] = [];
+  const none = (r: { enabled: boolean; refill?: number; longRefill?: number }): boolean =>
+    r.enabled && r.refill === undefined && r.longRefill === undefined;
+  const warn = (what: string, regs: string): void => {
+    out.push({
+      code: 'RATE_LIMIT_NO_REFILL',
+      engine: e.engine,
+      message:
+        `engine ${e.engine}: ${what} is enabled but the plan gives no refill or longRefill: ` +
+        `its bucket refills by whatever ${regs} hold (reset unknown), and stops the traffic once empty if that is 0`,
+    });
+  };
+  const st = e.rateLimit?.stream;
+  if (st && none(st))
+    warn('the stream rate limiter', 'M2S_stream_rate_limiter.cfg_token_size_1 / _2');
+  for (const q of e.queues) {
+    if (q.rateLimit && none(q.rateLimit))
+      warn(`queue ${q.queue}'s rate limiter`, `M2S_Q[${q.queue}].rate_limit_cfg_token_size_1 / _2`);
+  }
+  return out;
+}
+
 /** Every write of the plan, ungated (inferred writes included), and the arming warnings. */
 export function buildQosWrites(
   plan: QosPlan,
@@ -455,7 +519,7 @@ export function buildQosWrites(
   for (const e of plan.engines) {
     if (engines && !engines.includes(e.engine)) continue;
     writes.push(...planEngine(e));
-    warnings.push(...armingWarnings(e));
+    warnings.push(...armingWarnings(e), ...refillWarnings(e));
   }
   return { writes, warnings };
 }
