@@ -232,7 +232,7 @@ describe('nxdma qos diff and show', () => {
     expect(rl.text).toContain(
       'engine 0: unchanged [not armed]; rate limit short_cycle 250, stream on burst 16384 refill 4096/short cycle',
     );
-    expect(rl.text).toContain('on burst 4096 refill 1024/short cycle');
+    expect(rl.text).toContain('on burst 4096 refill 512/short cycle');
   });
 
   it('--help shows an example', async () => {
