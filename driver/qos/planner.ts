@@ -196,6 +196,13 @@ const ARBITER_RANK: Record<string, number> = {
   'M2S_rd.desc_pref_cfg_2': 4,
 };
 
+/** The plan's refill keys of a token bucket and the register (after its prefix) and field each sets. */
+const REFILL_WORDS = [
+  ['refill', 'token_size_2', 'short_cycle'],
+  ['longCycle', 'cycle', 'long_cycle_size'],
+  ['longRefill', 'token_size_1', 'long_cycle'],
+] as const;
+
 const regCache = new Map<string, Reg>();
 function R(file: UdmaFileName, path: string): Reg {
   const k = `${file}:${path}`;
@@ -234,30 +241,11 @@ function planEngine(e: PlanEngine): PlannedWrite[] {
     src: string,
     queue?: number,
   ): void => {
-    if (r.refill !== undefined)
-      word(m2s, `${prefix}token_size_2`, phase).set(
-        'short_cycle',
-        r.refill,
-        'explicit',
-        `${src}.refill`,
-        queue,
-      );
-    if (r.longCycle !== undefined)
-      word(m2s, `${prefix}cycle`, phase).set(
-        'long_cycle_size',
-        r.longCycle,
-        'explicit',
-        `${src}.longCycle`,
-        queue,
-      );
-    if (r.longRefill !== undefined)
-      word(m2s, `${prefix}token_size_1`, phase).set(
-        'long_cycle',
-        r.longRefill,
-        'explicit',
-        `${src}.longRefill`,
-        queue,
-      );
+    for (const [key, reg, fieldName] of REFILL_WORDS) {
+      const v = r[key];
+      if (v !== undefined)
+        word(m2s, `${prefix}${reg}`, phase).set(fieldName, v, 'explicit', `${src}.${key}`, queue);
+    }
   };
 
   for (const q of e.queues) {

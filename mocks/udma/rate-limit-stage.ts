@@ -27,7 +27,7 @@
 import { fieldRef, registerOffset, type FieldRef } from '../field-ref.ts';
 import type { MockRegisterFile } from '../register-file.ts';
 import type { UdmaCore } from './core.ts';
-import { TokenBuckets, type BucketSettings } from './token-bucket.ts';
+import { BUCKET_RESET, TokenBuckets, type BucketSettings } from './token-bucket.ts';
 
 /** The registers of one token bucket. */
 interface BucketRefs {
@@ -75,14 +75,8 @@ export class RateLimitStage {
   private readonly shortCycle: FieldRef;
   private readonly pktMode: FieldRef;
   private readonly ctrlToken: number;
-  private readonly settings: BucketSettings = {
-    armed: false,
-    paused: false,
-    cap: 0,
-    shortTokens: 0,
-    longTokens: 0,
-    longCycle: 0,
-  };
+  /** Scratch settings of the bucket being decoded. */
+  private readonly settings: BucketSettings = { ...BUCKET_RESET };
   private lastShortCycle: number;
 
   constructor(c: UdmaCore, m2s: MockRegisterFile) {
