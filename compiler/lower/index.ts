@@ -64,4 +64,4 @@ export {
   type PieceSink,
   type Walk,
 } from './expand.ts';
-export { BdWriter, bufferCursor, type RingCursor } from './bds.ts';
+export { BdWriter, DescriptorStream, bufferCursor, type RingCursor } from './bds.ts';
