@@ -41,6 +41,10 @@ export function lowerAffine(
   dst: AccessPattern,
   elemSize: number,
 ): void {
+  if (!b.dge) {
+    lowerHost(b, src, dst, elemSize);
+    return;
+  }
   const ss = apShape(src);
   const ds = apShape(dst);
   const nest = buildNest(
@@ -51,23 +55,6 @@ export function lowerAffine(
     dst.tensor.address + ds.baseElem * elemSize,
   );
   const maxNests = b.ctx.maxNests;
-  if (!b.dge) {
-    const nests: Nest[] = [];
-    splitNest(nest, { ...HOST_LIMITS, maxNests }, nests);
-    for (const n of nests) {
-      b.addWalk({
-        type: 'affine',
-        elemSize,
-        srcAddr: n.srcAddr,
-        dstAddr: n.dstAddr,
-        srcNum: n.srcNum,
-        srcStep: n.srcStep,
-        dstNum: n.dstNum,
-        dstStep: n.dstStep,
-      });
-    }
-    return;
-  }
   const transpose = I.transpose !== TransposeKind.none;
   const xbar = I.transpose === TransposeKind.xbar;
   // Pool and software walk the nest through the 4-deep dge_shape ($S registers); RTL expands
@@ -84,11 +71,66 @@ export function lowerAffine(
   for (const n of nests) {
     b.nextChannel();
     const descs = nestDescriptors(ec, n, transpose);
-    if (ec.computeOp !== COMPUTE_OP[DstReduce.none])
-      for (const x of descs) b.reduceDescriptors.push(x);
+    if (ec.computeOp !== COMPUTE_OP[DstReduce.none]) for (const x of descs) b.addReduce(x);
     if (xbar) for (const d of descs) xbarCheck(b.label, d);
     b.addStream(b.ctx.keep ? nestMicroOps(ec, n, BACKEND_DIMS[b.backend]) : [], n, descs);
   }
+}
+
+/**
+ * A host-built transfer (backend none): the nest is walked as it is, only the piece count bounds
+ * it. The walks depend on the two access patterns' dims and the element size only, the addresses
+ * aside, so they are planned once per shape (ctx.hostPlans) and moved to each DMA's addresses.
+ */
+function lowerHost(b: DmaBuild, src: AccessPattern, dst: AccessPattern, elemSize: number): void {
+  const plans = b.ctx.hostPlans;
+  const key = shapeKey(src, dst, elemSize);
+  let plan = plans.get(key);
+  if (plan === undefined) {
+    const ss = apShape(src);
+    const ds = apShape(dst);
+    const nests: Nest[] = [];
+    splitNest(
+      buildNest(ss, ds, elemSize, 0, 0),
+      { ...HOST_LIMITS, maxNests: b.ctx.maxNests },
+      nests,
+    );
+    plan = {
+      walks: nests.map((n) => ({
+        srcOff: n.srcAddr,
+        dstOff: n.dstAddr,
+        srcNum: n.srcNum,
+        srcStep: n.srcStep,
+        dstNum: n.dstNum,
+        dstStep: n.dstStep,
+      })),
+    };
+    plans.set(key, plan);
+  }
+  const srcAddr = src.tensor.address + baseElem(src) * elemSize;
+  const dstAddr = dst.tensor.address + baseElem(dst) * elemSize;
+  for (const w of plan.walks) {
+    b.addWalk({
+      type: 'affine',
+      elemSize,
+      srcAddr: srcAddr + w.srcOff,
+      dstAddr: dstAddr + w.dstOff,
+      srcNum: w.srcNum,
+      srcStep: w.srcStep,
+      dstNum: w.dstNum,
+      dstStep: w.dstStep,
+    });
+  }
+}
+
+/** The element an access pattern starts at (apShape's baseElem). */
+function baseElem(ap: AccessPattern): number {
+  return ap.offset + (ap.scalarOffset ? ap.scalarOffset.value : 0);
+}
+
+/** The dims of both sides and the element size: what a host plan depends on. */
+function shapeKey(src: AccessPattern, dst: AccessPattern, elemSize: number): string {
+  return `${elemSize}:${src.partStep},${src.partNum},${src.free.join(',')}:${dst.partStep},${dst.partNum},${dst.free.join(',')}`;
 }
 
 /** The cross-bar rules on a DIRECT2D_XPOSE (2-byte dtype, 32-byte aligned destination, 16-row tiles). */

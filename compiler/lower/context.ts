@@ -28,7 +28,29 @@ export interface LowerCtx {
   nextChannel: Map<DmaQueue, number>;
   packetBytes: ((d: PacketInfo) => number) | null;
   dmaMask: ((priorityClass: number) => number) | null;
+  /** Host-built walks per pair of access-pattern shapes (affine.ts). */
+  hostPlans: Map<string, HostPlan>;
 }
+
+/**
+ * The host-built walks of one pair of access-pattern shapes, with addresses relative to the two
+ * sides' first elements: DMAs that differ only in where they start share it (and its dim arrays).
+ */
+export interface HostPlan {
+  walks: HostWalk[];
+}
+
+export interface HostWalk {
+  srcOff: number;
+  dstOff: number;
+  srcNum: readonly number[];
+  srcStep: readonly number[];
+  dstNum: readonly number[];
+  dstStep: readonly number[];
+}
+
+/** The empty record list of a DMA that has none (shared; replaced on the first push). */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
 
 /** A LOWER_ERROR about one DMA: `label: message`. */
 export function lowerError(
@@ -75,9 +97,9 @@ export class DmaBuild {
   /** What the BDs are expanded from: one walk per 64-byte descriptor (or host transfer). */
   readonly walks: Walk[] = [];
   /** Channel programs (kept only when the records are). */
-  readonly streams: LoweredStream[] = [];
+  streams: LoweredStream[] = NONE;
   /** A destination reduce's DIRECT2D descriptors, in order. */
-  readonly reduceDescriptors: DgeDescriptor[] = [];
+  reduceDescriptors: DgeDescriptor[] = NONE;
   dgeDescriptors = 0;
   /** BD pairs of each walk (bounds.ts). */
   pieces: number[] = [];
@@ -115,6 +137,12 @@ export class DmaBuild {
     if (this.dge) this.ctx.nextChannel.set(this.instr.queue!, this.ch);
   }
 
+  /** Adds a destination reduce's DIRECT2D descriptor. */
+  addReduce(d: DgeDescriptor): void {
+    if (this.reduceDescriptors === NONE) this.reduceDescriptors = [];
+    this.reduceDescriptors.push(d);
+  }
+
   /** A host-built transfer (backend none): one walk, no descriptor. */
   addWalk(w: Walk): void {
     this.walks.push(w);
@@ -139,6 +167,7 @@ export class DmaBuild {
     }
     this.dgeDescriptors += descs.length;
     if (this.ctx.keep) {
+      if (this.streams === NONE) this.streams = [];
       this.streams.push({
         channel: this.ec.channel,
         microOps: ops,

@@ -86,6 +86,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     nextChannel: new Map(),
     packetBytes: opts.packetBytes ?? null,
     dmaMask: opts.dmaMask ?? null,
+    hostPlans: new Map(),
   };
   for (const [k, v] of [
     ['maxDescPerPacket', ctx.maxPerPacket],
