@@ -59,7 +59,7 @@ export {
   walkRanges,
   type AffineWalk,
   type GatherXposeWalk,
-  type IndexReader,
+  type IndexValues,
   type IndirectWalk,
   type PieceSink,
   type Walk,
