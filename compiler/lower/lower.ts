@@ -28,6 +28,7 @@ import {
 } from '../../csr/formats/dge-desc.ts';
 import { carveoutCapacity } from '../../csr/formats/dge-local-regs.ts';
 import { toPriorityClass } from '../../csr/formats/qos-class.ts';
+import { DESC_PER_PKT, MAX_RING_SIZE } from '../../csr/formats/ring.ts';
 import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DTYPE_CODE, DstReduce, MemoryType, TransposeKind } from '../ir/enums.ts';
 import type { Block, DmaQueue, Instr, Module, Region, Tensor } from '../ir/module.ts';
@@ -69,11 +70,11 @@ import {
 } from './shape.ts';
 
 /** Descriptors per packet the lowering emits (the engine's max_desc_per_pkt is 64 + 1). */
-export const DEFAULT_MAX_DESC_PER_PACKET = 64;
+export const DEFAULT_MAX_DESC_PER_PACKET = DESC_PER_PKT;
 /** MEMCOPY_CARVEOUT_CFG's count is 16 bits: the most descriptors one memcopy may write. */
 export const DEFAULT_CARVEOUT_DESCRIPTORS = 0xffff;
 /** Largest ring, in descriptors (2^24 - 16). */
-export const DEFAULT_RING_SIZE = 2 ** 24 - 16;
+export const DEFAULT_RING_SIZE = MAX_RING_SIZE;
 /** Most descriptor programs one DMA may be split into. */
 export const DEFAULT_MAX_NESTS = 65536;
 
