@@ -1,10 +1,12 @@
 /**
  * Timing for the benches: a function run several times, each run measured as CPU time (user + sys,
- * `process.cpuUsage`) and wall time, reported as min / median / max. `measureAgainst` warms the
- * measured code and its baseline the same way and interleaves their runs, so both see the same
- * machine (these machines are shared: the CPU time is the steadier figure).
+ * `process.cpuUsage`) and wall time, reported as min / median / max of at least MIN_RUNS runs.
+ * `measureAll` (and `measureAgainst`, its two-case form) warms every case the same way and
+ * interleaves their runs, so the measured code and its baseline see the same machine. `timedResult`
+ * turns two timings into a metric: the figure is the median CPU time (these machines are shared:
+ * CPU time is the steadier figure), the spreads travel with it into out/bench/results.json.
  */
-import type { Spread, Timing } from './types.ts';
+import type { BenchResult, Spread, Timing } from './types.ts';
 
 /** The fewest runs a spread is taken over. */
 export const MIN_RUNS = 5;
@@ -16,6 +18,10 @@ export interface MeasureOptions {
   warmup?: number;
 }
 
+/** A measured case: the timed function, and optionally untimed work before each of its runs. */
+export type Case =
+  ((i: number) => unknown) | { setup?: (i: number) => void; run: (i: number) => unknown };
+
 /** min / median / max of a non-empty list (the upper median for an even count). */
 export function spread(xs: readonly number[]): Spread {
   if (xs.length === 0) throw new RangeError('spread of no samples');
@@ -23,14 +29,19 @@ export function spread(xs: readonly number[]): Spread {
   return { min: s[0], median: s[s.length >> 1], max: s[s.length - 1] };
 }
 
-/** One run of `fn(i)`: CPU and wall milliseconds. */
-function once(fn: (i: number) => unknown, i: number): { cpu: number; wall: number } {
+/** Where results go so that the engine cannot drop a computation nobody reads. */
+export let sink: unknown;
+
+/** One run of `fn(i)` (after its untimed setup): CPU and wall milliseconds. */
+function once(c: Case, i: number): { cpu: number; wall: number } {
+  const fn = typeof c === 'function' ? c : c.run;
+  if (typeof c !== 'function') c.setup?.(i);
   const c0 = process.cpuUsage();
   const w0 = performance.now();
-  fn(i);
+  sink = fn(i);
   const wall = performance.now() - w0;
-  const c = process.cpuUsage(c0);
-  return { cpu: (c.user + c.system) / 1000, wall };
+  const d = process.cpuUsage(c0);
+  return { cpu: (d.user + d.system) / 1000, wall };
 }
 
 function counts(opts: MeasureOptions): { runs: number; warmup: number } {
@@ -54,33 +65,93 @@ function timing(samples: { cpu: number; wall: number }[]): Timing {
 }
 
 /**
- * Runs `fn` `warmup` times unmeasured, then `runs` times measured. `fn` gets the run's index
- * (0 .. warmup + runs - 1) so it can use fresh input per run.
+ * Every case warmed `warmup` times, then `runs` rounds in which each case runs once, in the order
+ * given. A case gets the run's index (0 .. warmup + runs - 1) so it can use fresh input per run.
  */
-export function measure(fn: (i: number) => unknown, opts: MeasureOptions = {}): Timing {
+export function measureAll<K extends string>(
+  cases: Record<K, Case>,
+  opts: MeasureOptions = {},
+): Record<K, Timing> {
   const { runs, warmup } = counts(opts);
-  for (let i = 0; i < warmup; i++) fn(i);
-  const samples = [];
-  for (let i = 0; i < runs; i++) samples.push(once(fn, warmup + i));
-  return timing(samples);
+  const keys = Object.keys(cases) as K[];
+  for (let i = 0; i < warmup; i++) for (const k of keys) once(cases[k], i);
+  const samples = Object.fromEntries(keys.map((k) => [k, [] as { cpu: number; wall: number }[]]));
+  for (let i = 0; i < runs; i++) {
+    for (const k of keys) samples[k].push(once(cases[k], warmup + i));
+  }
+  return Object.fromEntries(keys.map((k) => [k, timing(samples[k])])) as Record<K, Timing>;
+}
+
+/** One case: `warmup` unmeasured runs, then `runs` measured ones. */
+export function measure(fn: Case, opts: MeasureOptions = {}): Timing {
+  return measureAll({ fn }, opts).fn;
 }
 
 /** `fn` and `baseline`, warmed alike, then measured in interleaved runs. */
 export function measureAgainst(
-  fn: (i: number) => unknown,
-  baseline: (i: number) => unknown,
+  fn: Case,
+  baseline: Case,
   opts: MeasureOptions = {},
 ): { value: Timing; baseline: Timing } {
-  const { runs, warmup } = counts(opts);
-  for (let i = 0; i < warmup; i++) {
-    fn(i);
-    baseline(i);
-  }
-  const a = [];
-  const b = [];
-  for (let i = 0; i < runs; i++) {
-    a.push(once(fn, warmup + i));
-    b.push(once(baseline, warmup + i));
-  }
-  return { value: timing(a), baseline: timing(b) };
+  const t = measureAll({ value: fn, baseline }, opts);
+  return { value: t.value, baseline: t.baseline };
+}
+
+/**
+ * A figure from milliseconds for `items` items in the unit's terms: a rate (`.../s`) is items per
+ * second, a time per item in ns, us or ms (`ns/op`, `ms`, `ms per queue`) is the time divided by
+ * the items.
+ */
+export function inUnit(ms: number, items: number, unit: string): number {
+  if (unit.endsWith('/s')) return items / (ms / 1000);
+  const m = /^(ns|us|ms|s)\b/.exec(unit);
+  if (!m) throw new RangeError(`inUnit: ${JSON.stringify(unit)} is neither a rate nor a time`);
+  const scale = { ns: 1e6, us: 1e3, ms: 1, s: 1e-3 }[m[1] as 'ns' | 'us' | 'ms' | 's'];
+  return (ms * scale) / items;
+}
+
+const f3 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toPrecision(3));
+const s3 = (s: Spread) => `${f3(s.min)}/${f3(s.median)}/${f3(s.max)}`;
+
+/** "CPU min/median/max ... ms (baseline ...); wall ..." for the notes. */
+export function describeTiming(t: { value: Timing; baseline?: Timing }): string {
+  const b = t.baseline;
+  return (
+    `CPU min/median/max ${s3(t.value.cpuMs)} ms${b ? ` (baseline ${s3(b.cpuMs)})` : ''}, ` +
+    `wall ${s3(t.value.wallMs)} ms${b ? ` (baseline ${s3(b.wallMs)})` : ''}, ${t.value.runs} runs`
+  );
+}
+
+/**
+ * A metric from a measured pair: value and baseline from the median CPU time of each run, in the
+ * unit's terms (see inUnit), with both spreads attached and described in the notes.
+ */
+export function timedResult(r: {
+  metric: string;
+  name: string;
+  unit: string;
+  /** Items one run of the measured code handles (copies, reads, DMAs). */
+  items: number;
+  timing: { value: Timing; baseline: Timing };
+  baseline: { name: string; unit?: string; /** default: the same items */ items?: number };
+  goal?: string;
+  notes?: string;
+}): BenchResult {
+  const value = inUnit(r.timing.value.cpuMs.median, r.items, r.unit);
+  const bUnit = r.baseline.unit ?? r.unit;
+  const base = inUnit(r.timing.baseline.cpuMs.median, r.baseline.items ?? r.items, bUnit);
+  const rate = r.unit.endsWith('/s');
+  return {
+    metric: r.metric,
+    name: r.name,
+    value,
+    unit: r.unit,
+    baseline: { name: r.baseline.name, value: base, unit: bUnit },
+    ratio: value / base,
+    ...(r.goal !== undefined ? { goal: r.goal } : {}),
+    timing: r.timing,
+    notes:
+      `${r.notes ? r.notes + '; ' : ''}median CPU time per run, ${rate ? 'ratio is rate / baseline rate' : 'ratio is time / baseline time'}; ` +
+      describeTiming(r.timing),
+  };
 }
