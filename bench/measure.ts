@@ -18,9 +18,41 @@ export interface MeasureOptions {
   warmup?: number;
 }
 
-/** A measured case: the timed function, and optionally untimed work before each of its runs. */
+/**
+ * The timed sections of one run whose timed work alternates with untimed work (submit, then time
+ * the engine's run, submit again ...): only what `time` wraps is counted. A promise `fn` returns
+ * is timed until it settles.
+ */
+export class Sections {
+  cpu = 0;
+  wall = 0;
+  time<T>(fn: () => T): T {
+    const c0 = process.cpuUsage();
+    const w0 = performance.now();
+    const stop = () => {
+      this.wall += performance.now() - w0;
+      const d = process.cpuUsage(c0);
+      this.cpu += (d.user + d.system) / 1000;
+    };
+    const r = fn();
+    if (isPromise(r)) return r.finally(stop) as T;
+    stop();
+    return r;
+  }
+}
+
+/**
+ * A measured case: the timed function, optionally with untimed work before each of its runs; or
+ * a run that times its own sections. With measureAllAsync a run may return a promise.
+ */
 export type Case =
-  ((i: number) => unknown) | { setup?: (i: number) => void; run: (i: number) => unknown };
+  | ((i: number) => unknown)
+  | { setup?: (i: number) => void; run: (i: number) => unknown }
+  | { sections: (i: number, s: Sections) => unknown };
+
+function isPromise(x: unknown): x is Promise<unknown> {
+  return typeof (x as { then?: unknown } | null)?.then === 'function';
+}
 
 /** min / median / max of a non-empty list (the upper median for an even count). */
 export function spread(xs: readonly number[]): Spread {
@@ -32,16 +64,19 @@ export function spread(xs: readonly number[]): Spread {
 /** Where results go so that the engine cannot drop a computation nobody reads. */
 export let sink: unknown;
 
-/** One run of `fn(i)` (after its untimed setup): CPU and wall milliseconds. */
-function once(c: Case, i: number): { cpu: number; wall: number } {
-  const fn = typeof c === 'function' ? c : c.run;
-  if (typeof c !== 'function') c.setup?.(i);
-  const c0 = process.cpuUsage();
-  const w0 = performance.now();
-  sink = fn(i);
-  const wall = performance.now() - w0;
-  const d = process.cpuUsage(c0);
-  return { cpu: (d.user + d.system) / 1000, wall };
+/** One run of case `c` (after its untimed setup): its timed sections, or a promise of them. */
+function once(c: Case, i: number): Sections | Promise<Sections> {
+  const s = new Sections();
+  let r: unknown;
+  if ('sections' in c) r = c.sections(i, s);
+  else {
+    if (typeof c !== 'function') c.setup?.(i);
+    const fn = typeof c === 'function' ? c : c.run;
+    r = s.time(() => fn(i));
+  }
+  if (isPromise(r)) return r.then((v) => ((sink = v), s));
+  sink = r;
+  return s;
 }
 
 function counts(opts: MeasureOptions): { runs: number; warmup: number } {
@@ -56,30 +91,71 @@ function counts(opts: MeasureOptions): { runs: number; warmup: number } {
   return { runs, warmup };
 }
 
-function timing(samples: { cpu: number; wall: number }[]): Timing {
-  return {
-    runs: samples.length,
-    cpuMs: spread(samples.map((s) => s.cpu)),
-    wallMs: spread(samples.map((s) => s.wall)),
-  };
+/**
+ * The order of runs: every case warmed `warmup` times, then `runs` rounds in which each case runs
+ * once, in the order given. A case gets the run's index (0 .. warmup + runs - 1) so it can use
+ * fresh input per run.
+ */
+function* schedule<K extends string>(
+  keys: readonly K[],
+  opts: MeasureOptions,
+): Generator<{ key: K; i: number; measured: boolean }> {
+  const { runs, warmup } = counts(opts);
+  for (let i = 0; i < warmup + runs; i++) {
+    for (const key of keys) yield { key, i, measured: i >= warmup };
+  }
 }
 
-/**
- * Every case warmed `warmup` times, then `runs` rounds in which each case runs once, in the order
- * given. A case gets the run's index (0 .. warmup + runs - 1) so it can use fresh input per run.
- */
+/** The spreads of each case's measured runs. */
+class Samples<K extends string> {
+  private readonly by = new Map<K, Sections[]>();
+  constructor(private readonly keys: readonly K[]) {
+    for (const k of keys) this.by.set(k, []);
+  }
+  add(k: K, s: Sections): void {
+    this.by.get(k)!.push(s);
+  }
+  timings(): Record<K, Timing> {
+    const t = {} as Record<K, Timing>;
+    for (const k of this.keys) {
+      const xs = this.by.get(k)!;
+      t[k] = {
+        runs: xs.length,
+        cpuMs: spread(xs.map((x) => x.cpu)),
+        wallMs: spread(xs.map((x) => x.wall)),
+      };
+    }
+    return t;
+  }
+}
+
+/** Every case warmed alike, then measured in interleaved rounds (see schedule). */
 export function measureAll<K extends string>(
   cases: Record<K, Case>,
   opts: MeasureOptions = {},
 ): Record<K, Timing> {
-  const { runs, warmup } = counts(opts);
   const keys = Object.keys(cases) as K[];
-  for (let i = 0; i < warmup; i++) for (const k of keys) once(cases[k], i);
-  const samples = Object.fromEntries(keys.map((k) => [k, [] as { cpu: number; wall: number }[]]));
-  for (let i = 0; i < runs; i++) {
-    for (const k of keys) samples[k].push(once(cases[k], warmup + i));
+  const samples = new Samples(keys);
+  for (const { key, i, measured } of schedule(keys, opts)) {
+    const s = once(cases[key], i);
+    if (isPromise(s)) throw new TypeError(`measureAll: case ${key} is async: use measureAllAsync`);
+    if (measured) samples.add(key, s);
   }
-  return Object.fromEntries(keys.map((k) => [k, timing(samples[k])])) as Record<K, Timing>;
+  return samples.timings();
+}
+
+/** measureAll for cases whose runs return promises (each run awaited before the next). */
+export async function measureAllAsync<K extends string>(
+  cases: Record<K, Case>,
+  opts: MeasureOptions = {},
+): Promise<Record<K, Timing>> {
+  const keys = Object.keys(cases) as K[];
+  const samples = new Samples(keys);
+  for (const { key, i, measured } of schedule(keys, opts)) {
+    const s = await once(cases[key], i);
+    if (measured) samples.add(key, s);
+  }
+  return samples.timings();
 }
 
 /** One case: `warmup` unmeasured runs, then `runs` measured ones. */
@@ -112,6 +188,11 @@ export function inUnit(ms: number, items: number, unit: string): number {
 
 const f3 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toPrecision(3));
 const s3 = (s: Spread) => `${f3(s.min)}/${f3(s.median)}/${f3(s.max)}`;
+
+/** "10k", "100k", "1M": a program or run size in a metric name. */
+export function sizeLabel(n: number): string {
+  return n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`;
+}
 
 /** "CPU min/median/max ... ms (baseline ...); wall ..." for the notes. */
 export function describeTiming(t: { value: Timing; baseline?: Timing }): string {

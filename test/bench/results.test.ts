@@ -9,7 +9,10 @@ import {
   measure,
   measureAgainst,
   measureAll,
+  measureAllAsync,
   MIN_RUNS,
+  Sections,
+  sizeLabel,
   spread,
   timedResult,
 } from '../../bench/measure.ts';
@@ -315,6 +318,44 @@ describe('the timing helper (bookkeeping only)', () => {
     expect(order).toHaveLength(20);
     expect(Object.keys(t)).toEqual(['a', 'b', 'c']);
     expect(t.c.runs).toBe(5);
+  });
+
+  it('a sections case counts only what it times; an async case needs measureAllAsync', async () => {
+    const seen: number[] = [];
+    const t = measureAll(
+      {
+        s: {
+          sections: (i, s: Sections) => {
+            seen.push(i);
+            s.time(() => 0);
+          },
+        },
+      },
+      { runs: 5, warmup: 1 },
+    );
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(t.s.runs).toBe(5);
+    expect(() => measureAll({ a: async () => 0 }, { runs: 5 })).toThrow(/measureAllAsync/);
+    const order: string[] = [];
+    const ta = await measureAllAsync(
+      {
+        a: async (i) => {
+          await Promise.resolve();
+          order.push(`a${i}`);
+        },
+        b: { sections: async (i, s) => s.time(async () => void order.push(`b${i}`)) },
+      },
+      { runs: 5, warmup: 0 },
+    );
+    expect(order.slice(0, 4)).toEqual(['a0', 'b0', 'a1', 'b1']);
+    expect(ta.b.runs).toBe(5);
+    const sec = new Sections();
+    expect(await sec.time(async () => 7)).toBe(7); // the promise itself, timed until it settles
+    expect(sec.time(() => 8)).toBe(8);
+  });
+
+  it('sizeLabel names program sizes as the metric names do', () => {
+    expect([10_000, 100_000, 1_000_000].map(sizeLabel)).toEqual(['10k', '100k', '1M']);
   });
 
   it('inUnit: a rate is items per second, a time is per item', () => {
