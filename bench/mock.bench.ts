@@ -17,7 +17,7 @@ import { registerMapOf } from '../csr/schema/map.ts';
 import { getInstance } from '../csr/schema/model.ts';
 import { MockDevice } from '../mocks/device.ts';
 import type { MockRegisterFile } from '../mocks/register-file.ts';
-import type { MockUdmaUnit } from '../mocks/udma-unit.ts';
+import type { MockUdmaUnit } from '../mocks/udma/unit.ts';
 import { MIN_RUNS, measureAgainst, timedResult } from './measure.ts';
 import type { BenchResult, Timing } from './types.ts';
 
