@@ -5,7 +5,7 @@
  */
 import { NxdmaError, hex } from '../common/errors.ts';
 import type { DgeCoreIO, Device } from '../csr/io.ts';
-import { RING_ALIGN } from '../driver/udma/ring.ts';
+import { RING_ALIGN } from '../csr/formats/ring.ts';
 import type { PreparedFlow } from './prepare.ts';
 
 /**

@@ -16,7 +16,8 @@ import { initialImage } from '../compiler/interp/memory.ts';
 import { qosClassName } from '../compiler/ir/enums.ts';
 import type { Module } from '../compiler/ir/module.ts';
 import { compile, type CompileResult } from '../compiler/passes/pipeline.ts';
-import { PacketCut, expandWalk, type IndexReader } from '../compiler/lower/expand.ts';
+import { PacketCut, expandWalk, type IndexValues, type Walk } from '../compiler/lower/expand.ts';
+import { HOST_LITTLE_ENDIAN } from '../csr/formats/wire.ts';
 import { encodeDgeDescriptorBytes } from '../csr/formats/dge-desc.ts';
 import type { Device } from '../csr/io.ts';
 import { applyQos } from '../driver/qos/index.ts';
@@ -35,15 +36,27 @@ import {
 import { checkDevice, poolCoreFor } from './device-check.ts';
 import { arbitration, compare, traceOf } from './verify.ts';
 
-/** Reads `count` u32 little-endian indices from device memory. */
-function deviceIndexReader(device: Device): IndexReader {
-  let buf = new Uint8Array(0);
-  return (addr, count) => {
-    const n = count * 4;
-    if (buf.length < n) buf = new Uint8Array(n);
-    const b = buf.subarray(0, n);
-    device.memory.read(addr, b);
-    return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + n));
+/**
+ * The index values of an indexed walk as the DMA reads them when it runs: its index tensor's
+ * `numIdx` u32 little-endian row numbers, read from device memory into one reused buffer (valid
+ * until the next call) and handed to the expansion. Null for an affine walk.
+ */
+function deviceIndexValues(device: Device): (w: Walk) => IndexValues | null {
+  let words = new Uint32Array(0);
+  let bytes = new Uint8Array(0);
+  return (w) => {
+    if (w.type === 'affine') return null;
+    const n = w.numIdx;
+    if (words.length < n) {
+      words = new Uint32Array(Math.max(n, 2 * words.length));
+      bytes = new Uint8Array(words.buffer);
+    }
+    device.memory.read(w.idxAddr, bytes.subarray(0, 4 * n));
+    if (!HOST_LITTLE_ENDIAN) {
+      const v = new DataView(words.buffer);
+      for (let i = 0; i < n; i++) words[i] = v.getUint32(4 * i, true);
+    }
+    return words;
   };
 }
 
@@ -93,7 +106,7 @@ export async function runPrepared(
     qosWarnings = res.warnings.map((w) => w.message);
   }
   const fqByQueue = new Map(rings.queues.map((q) => [q.placement.queue.index, q]));
-  const idx = deviceIndexReader(device);
+  const indexValues = deviceIndexValues(device);
   const hazards = new EpochHazards(m.queues.length);
   // --- run, epoch by epoch
   const total = p.lowered.totals.executed;
@@ -149,7 +162,12 @@ export async function runPrepared(
             }
           }
           w.begin(n);
-          expandWalk(d.walks[k], d.packetBytes > 0 ? new PacketCut(w, d.packetBytes) : w, idx);
+          const walk = d.walks[k];
+          expandWalk(
+            walk,
+            d.packetBytes > 0 ? new PacketCut(w, d.packetBytes) : w,
+            indexValues(walk),
+          );
           w.end();
           fq.wrote(n);
         }

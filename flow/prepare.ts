@@ -18,7 +18,7 @@ import {
 } from '../compiler/lower/lower.ts';
 import type { Device } from '../csr/io.ts';
 import type { QosPlanInput } from '../driver/qos/index.ts';
-import { MAX_RING_SIZE, MIN_RING_SIZE, ringSizeFor } from '../driver/udma/ring.ts';
+import { MAX_RING_SIZE, MIN_RING_SIZE, ringSizeFor } from '../csr/formats/ring.ts';
 import { dataPathRules, hostTablesOf } from './host-tables.ts';
 import { mapQueues, type QueuePlacement } from './mapping.ts';
 import { ringBytes } from './bring-up.ts';

@@ -13,7 +13,7 @@
 import { NxdmaError } from '../common/errors.ts';
 import { bdCount } from '../csr/formats/bd.ts';
 import { applyQos, type QosPlan } from '../driver/qos/index.ts';
-import { ringSizeFor } from '../driver/udma/ring.ts';
+import { ringSizeFor } from '../csr/formats/ring.ts';
 import { MockDevice } from '../mocks/device.ts';
 import { bringUpQueues, ringBytes } from './bring-up.ts';
 
