@@ -43,6 +43,8 @@ export class AccessPattern {
     readonly vectorOffset: VectorOffset | null = null,
     /** TensorIndirect index tensor (an indirect DMA's gather/scatter index), or null. */
     readonly indirect: Tensor | null = null,
+    /** The pattern's id in its module's ApShapes table, or -1 when it was not interned. */
+    readonly shapeId = -1,
   ) {}
 
   get numFreeDims(): number {
@@ -146,5 +148,59 @@ export class AccessPattern {
     out[0] = lo;
     out[1] = hi;
     return out;
+  }
+}
+
+/** The largest number of shapes ApShapes hands out ids for (ids fit 20 bits). */
+export const MAX_AP_SHAPES = 1 << 20;
+
+/**
+ * Access-pattern shapes: what the route predicate reads from a pattern, i.e. its tensor's kind and
+ * dtype, the partition and free dims and which run-time offsets it has, but not where it points
+ * (tensor, offset, offset values). Patterns of one shape get one id and share one `free` array, so
+ * a DMA's route is a function of its opcode, its flavours and two shape ids (dge-route.ts
+ * RouteMemo). Past MAX_AP_SHAPES shapes a pattern gets no id (-1) and its routes are not memoised.
+ */
+export class ApShapes {
+  private readonly ids = new Map<string, number>();
+  private readonly frees: (readonly number[])[] = [];
+
+  /** Shapes interned. */
+  get size(): number {
+    return this.frees.length;
+  }
+
+  /**
+   * The id of a shape and, through `free()`, its shared free array. `dims` are the free dims as
+   * written ([step, num] pairs); `flags` bit 0 a scalar offset, bit 1 a vector offset, bit 2 an
+   * indirect index.
+   */
+  intern(
+    kind: number,
+    dtype: string,
+    partStep: number,
+    partNum: number,
+    dims: readonly (readonly [number, number])[],
+    flags: number,
+  ): number {
+    let key = `${kind}:${dtype}:${flags}:${partStep}:${partNum}`;
+    for (const d of dims) key += `:${d[0]},${d[1]}`;
+    const hit = this.ids.get(key);
+    if (hit !== undefined) return hit;
+    if (this.frees.length >= MAX_AP_SHAPES) return -1;
+    const free = new Array<number>(dims.length * 2);
+    for (let i = 0; i < dims.length; i++) {
+      free[2 * i] = dims[i][0];
+      free[2 * i + 1] = dims[i][1];
+    }
+    const id = this.frees.length;
+    this.frees.push(Object.freeze(free));
+    this.ids.set(key, id);
+    return id;
+  }
+
+  /** The shared free array (flat [step, num, ...]) of shape `id`. */
+  free(id: number): readonly number[] {
+    return this.frees[id];
   }
 }

@@ -189,7 +189,7 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
       issue(`${ipath()}.${field}.tensor`, `unknown tensor "${ap.tensor}"`);
       return null;
     }
-    const free = flatDims(ap.free ?? []);
+    const dims = ap.free ?? [];
     let scalar = null;
     let vector = null;
     if (ap.dynamic) {
@@ -226,15 +226,25 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
           ap.partition[1],
         ) ?? null;
     }
+    const flags = (scalar ? 1 : 0) | (vector ? 2 : 0) | (indirect ? 4 : 0);
+    const shapeId = m.apShapes.intern(
+      t.kind,
+      t.dtype,
+      ap.partition[0],
+      ap.partition[1],
+      dims,
+      flags,
+    );
     const pattern = new AccessPattern(
       t,
       ap.offset ?? 0,
       ap.partition[0],
       ap.partition[1],
-      free,
+      shapeId >= 0 ? m.apShapes.free(shapeId) : flatDims(dims),
       scalar,
       vector,
       indirect,
+      shapeId,
     );
     // bounds: every element the walk can touch lies inside the tensor
     const idx = (vector?.indexTensor ?? indirect)?.init;
