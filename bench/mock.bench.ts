@@ -17,7 +17,7 @@ import { registerMapOf } from '../csr/schema/map.ts';
 import { getInstance } from '../csr/schema/model.ts';
 import { MockDevice } from '../mocks/device.ts';
 import type { MockRegisterFile } from '../mocks/register-file.ts';
-import type { MockUdmaUnit } from '../mocks/udma-unit.ts';
+import type { MockUdmaUnit } from '../mocks/udma/unit.ts';
 import type { BenchResult } from './types.ts';
 
 const HOST = 0;

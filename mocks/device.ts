@@ -10,7 +10,7 @@
  *   dev.serviceTrace.entries();        // who was served when
  */
 import { NxdmaError } from '../common/errors.ts';
-import type { Device } from '../csr/io.ts';
+import type { Device, Simulation } from '../csr/io.ts';
 import { regFile } from '../csr/schema/files.ts';
 import type { RegFileModel } from '../csr/schema/model.ts';
 import { getProfile, hasEngine, profileEngines, type DeviceProfile } from '../csr/profiles.ts';
@@ -18,7 +18,8 @@ import { MockDgeCore, type MockDgeCoreSpec } from './dge-core.ts';
 import { MockMemory, type MemoryRegionSpec } from './memory.ts';
 import type { BadAccess, RegisterAccessEvent } from './register-file.ts';
 import { ServiceTrace } from './service-trace.ts';
-import { MockUdmaUnit, type AutoRun, type UdmaFault } from './udma-unit.ts';
+import type { AutoRun, UdmaFault } from './udma/types.ts';
+import { MockUdmaUnit } from './udma/unit.ts';
 
 /** Host memory region of the default layout: 64 MiB at address 0. */
 export const DEFAULT_HOST_REGION: MemoryRegionSpec = {
@@ -66,7 +67,7 @@ export interface MockDeviceOptions {
   registerTrace?: (ev: RegisterAccessEvent) => void;
 }
 
-export class MockDevice implements Device {
+export class MockDevice implements Device, Simulation {
   readonly name: string;
   readonly profile: string;
   readonly isHardware = false;
