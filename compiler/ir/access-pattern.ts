@@ -162,7 +162,10 @@ export const MAX_AP_SHAPES = 1 << 20;
  * RouteMemo). Past MAX_AP_SHAPES shapes a pattern gets no id (-1) and its routes are not memoised.
  */
 export class ApShapes {
-  private readonly ids = new Map<string, number>();
+  /** Shape ids by hash of the shape (a short list per hash: collisions are compared in full). */
+  private readonly byHash = new Map<number, number[]>();
+  /** Per shape: [kind, dtype code, flags, partStep, partNum], then its free array. */
+  private readonly heads: number[] = [];
   private readonly frees: (readonly number[])[] = [];
 
   /** Shapes interned. */
@@ -172,21 +175,31 @@ export class ApShapes {
 
   /**
    * The id of a shape and, through `free()`, its shared free array. `dims` are the free dims as
-   * written ([step, num] pairs); `flags` bit 0 a scalar offset, bit 1 a vector offset, bit 2 an
-   * indirect index.
+   * written ([step, num] pairs); `dtype` a number naming the dtype; `flags` bit 0 a scalar offset,
+   * bit 1 a vector offset, bit 2 an indirect index.
    */
   intern(
     kind: number,
-    dtype: string,
+    dtype: number,
     partStep: number,
     partNum: number,
     dims: readonly (readonly [number, number])[],
     flags: number,
   ): number {
-    let key = `${kind}:${dtype}:${flags}:${partStep}:${partNum}`;
-    for (const d of dims) key += `:${d[0]},${d[1]}`;
-    const hit = this.ids.get(key);
-    if (hit !== undefined) return hit;
+    let h = Math.imul(kind * 64 + dtype * 8 + flags, 0x9e3779b1);
+    h = Math.imul(h ^ partStep, 0x85ebca6b) ^ partNum;
+    for (let i = 0; i < dims.length; i++) {
+      h = Math.imul(h ^ dims[i][0], 0xc2b2ae35);
+      h = Math.imul(h ^ dims[i][1], 0x27d4eb2f);
+    }
+    h = h ^ (h >>> 15);
+    const list = this.byHash.get(h);
+    if (list !== undefined) {
+      for (let k = 0; k < list.length; k++) {
+        const id = list[k];
+        if (this.same(id, kind, dtype, partStep, partNum, dims, flags)) return id;
+      }
+    }
     if (this.frees.length >= MAX_AP_SHAPES) return -1;
     const free = new Array<number>(dims.length * 2);
     for (let i = 0; i < dims.length; i++) {
@@ -195,12 +208,34 @@ export class ApShapes {
     }
     const id = this.frees.length;
     this.frees.push(Object.freeze(free));
-    this.ids.set(key, id);
+    this.heads.push(kind, dtype, flags, partStep, partNum);
+    if (list !== undefined) list.push(id);
+    else this.byHash.set(h, [id]);
     return id;
   }
 
   /** The shared free array (flat [step, num, ...]) of shape `id`. */
   free(id: number): readonly number[] {
     return this.frees[id];
+  }
+
+  private same(
+    id: number,
+    kind: number,
+    dtype: number,
+    partStep: number,
+    partNum: number,
+    dims: readonly (readonly [number, number])[],
+    flags: number,
+  ): boolean {
+    const h = this.heads;
+    const b = id * 5;
+    if (h[b] !== kind || h[b + 1] !== dtype || h[b + 2] !== flags) return false;
+    if (h[b + 3] !== partStep || h[b + 4] !== partNum) return false;
+    const f = this.frees[id];
+    if (f.length !== dims.length * 2) return false;
+    for (let i = 0; i < dims.length; i++)
+      if (f[2 * i] !== dims[i][0] || f[2 * i + 1] !== dims[i][1]) return false;
+    return true;
   }
 }
