@@ -31,7 +31,7 @@ import { formatMicroOp } from '../csr/formats/dge-ops.ts';
 import { encodeDgeDescriptorBytes } from '../csr/formats/dge-desc.ts';
 import { serviceTraceOf, type DgeCoreIO, type Device } from '../csr/io.ts';
 import { applyQos, type QosPlanInput } from '../driver/qos/index.ts';
-import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../driver/udma/ring.ts';
+import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../csr/formats/ring.ts';
 import { EpochHazards } from './hazards.ts';
 import { dataPathRules, hostTablesOf } from './host-tables.ts';
 import { mapQueues, type QueuePlacement } from './mapping.ts';

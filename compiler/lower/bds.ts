@@ -5,7 +5,7 @@
  * The pieces of one descriptor program form packets of at most `maxPerPacket` descriptors: FIRST on
  * a packet's first descriptor, LAST on its last (both on a one-descriptor packet), on both rings.
  * Every descriptor carries the ring id of the lap it is written on; the ring id advances (mod 4)
- * when the producer wraps.
+ * when the producer wraps (the ring rules of csr/formats/ring.ts).
  *
  * The writer encodes with `putTx` / `putRx` of csr/formats/bd.ts (the one home of the BD layout)
  * straight into the rings' memory. It allocates nothing per descriptor.
@@ -20,11 +20,13 @@ import {
   putRx,
   putTx,
 } from '../../csr/formats/bd.ts';
+import { INITIAL_RING_ID, RING_ID_MASK } from '../../csr/formats/ring.ts';
 import { HOST_LITTLE_ENDIAN } from '../../csr/formats/wire.ts';
 import type { PieceSink } from './expand.ts';
 
 const FIRST = LEN_CTRL.FIRST;
 const LAST = LEN_CTRL.LAST;
+const RID = RING_ID_MASK;
 
 /** One ring as the writer sees it: a word view (or a fallback store) and the producer position. */
 export interface RingCursor {
@@ -108,11 +110,11 @@ export class BdWriter implements PieceSink {
     }
     if (++tx.tail === tx.size) {
       tx.tail = 0;
-      tx.ringId = (tx.ringId + 1) & 3;
+      tx.ringId = (tx.ringId + 1) & RID;
     }
     if (++rx.tail === rx.size) {
       rx.tail = 0;
-      rx.ringId = (rx.ringId + 1) & 3;
+      rx.ringId = (rx.ringId + 1) & RID;
     }
     this.k = k + 1;
     this.written++;
@@ -170,7 +172,7 @@ export class BdWriter implements PieceSink {
         rings.putCopyPair(tt, tr, tt, tr, i === m ? lastLen : len, flags, s, d);
         if (++tt === ts) {
           tt = 0;
-          tr = (tr + 1) & 3;
+          tr = (tr + 1) & RID;
         }
         k++;
         s += srcStride;
@@ -193,11 +195,11 @@ export class BdWriter implements PieceSink {
         rings.putCopyPair(tt, tr, rt, rr, i === m ? lastLen : len, flags, s, d);
         if (++tt === ts) {
           tt = 0;
-          tr = (tr + 1) & 3;
+          tr = (tr + 1) & RID;
         }
         if (++rt === rs) {
           rt = 0;
-          rr = (rr + 1) & 3;
+          rr = (rr + 1) & RID;
         }
         k++;
         s += srcStride;
@@ -248,7 +250,7 @@ export class BdWriter implements PieceSink {
 }
 
 /** A ring cursor over a fresh buffer of `size` descriptors (tests, dry runs). */
-export function bufferCursor(size: number, ringId = 1): RingCursor {
+export function bufferCursor(size: number, ringId = INITIAL_RING_ID): RingCursor {
   return {
     words: new Uint32Array(Math.max(1, size) * 4),
     size: Math.max(1, size),

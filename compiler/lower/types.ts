@@ -5,17 +5,18 @@
  */
 import type { DgeDescriptor } from '../../csr/formats/dge-desc.ts';
 import type { MicroOp } from '../../csr/formats/dge-ops.ts';
+import { DESC_PER_PKT, MAX_RING_SIZE } from '../../csr/formats/ring.ts';
 import type { DmaQueue, Instr, Module, Tensor } from '../ir/module.ts';
 import type { Backend, BackendAvailability } from './backend.ts';
 import type { Walk } from './expand.ts';
 import type { DgeShape } from './shape.ts';
 
 /** Descriptors per packet the lowering emits (the engine's max_desc_per_pkt is 64 + 1). */
-export const DEFAULT_MAX_DESC_PER_PACKET = 64;
+export const DEFAULT_MAX_DESC_PER_PACKET = DESC_PER_PKT;
 /** MEMCOPY_CARVEOUT_CFG's count is 16 bits: the most descriptors one memcopy may write. */
 export const DEFAULT_CARVEOUT_DESCRIPTORS = 0xffff;
 /** Largest ring, in descriptors (2^24 - 16). */
-export const DEFAULT_RING_SIZE = 2 ** 24 - 16;
+export const DEFAULT_RING_SIZE = MAX_RING_SIZE;
 /** Most descriptor programs one DMA may be split into. */
 export const DEFAULT_MAX_NESTS = 65536;
 
