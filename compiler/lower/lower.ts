@@ -44,21 +44,6 @@ import {
   type LoweredQueue,
 } from './types.ts';
 
-export { RTL_NEST_DIMS, nestDepth } from './affine.ts';
-export {
-  DEFAULT_CARVEOUT_DESCRIPTORS,
-  DEFAULT_MAX_DESC_PER_PACKET,
-  DEFAULT_MAX_NESTS,
-  DEFAULT_RING_SIZE,
-  type LowerOptions,
-  type LoweredBlock,
-  type LoweredDma,
-  type LoweredProgram,
-  type LoweredQueue,
-  type LoweredStream,
-  type PacketInfo,
-} from './types.ts';
-
 /** BOUND_CHECK_REG of a region: bc_reg = the region's index (6 bits), enabled. */
 function regionBounds(m: Module): BoundCheck[] {
   return m.regions.map((_, i) => (i < 64 ? boundCheck(i, true, false) : NO_BOUND_CHECK));
