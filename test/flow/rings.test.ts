@@ -100,4 +100,21 @@ describe('a descriptor stream on the rings (the driver writes it at the tails)',
     expect(ids).toEqual([3, 3, 2, 2]);
     expect([tx.tail, tx.ringId, rx.tail, rx.ringId]).toEqual([2, 3, 2, 3]);
   });
+
+  it('a pair the BD cannot hold stops the write: the pairs before it are written and produced, neither half of it', () => {
+    const { w, bytes, tx, rx } = rings(8);
+    const s = {
+      length: 3,
+      src: [0x100, 0x200, 0x300],
+      dst: [0x900, 0xa00, 0xb00],
+      len: [16, 16, 16],
+      flags: [0, 0, 1],
+    };
+    // flags bit 0 is no len_ctrl flag: pair 2 is refused
+    expect(() => w.stream(s)).toThrow();
+    expect([tx.produced, rx.produced, tx.tail, rx.tail]).toEqual([2, 2, 2, 2]);
+    expect(decodeTx(bytes, TX + BD_SIZE).buf_ptr).toBe(0x200);
+    expect([...bytes.subarray(TX + 2 * BD_SIZE, TX + 3 * BD_SIZE)]).toEqual(new Array(16).fill(0));
+    expect([...bytes.subarray(RX + 2 * BD_SIZE, RX + 3 * BD_SIZE)]).toEqual(new Array(16).fill(0));
+  });
 });
