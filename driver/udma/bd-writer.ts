@@ -41,6 +41,13 @@ export interface PairStream {
   readonly flags: ArrayLike<number>;
 }
 
+/** One side of a scatter-gather copy: segment addresses and lengths, and the descriptors they take. */
+export interface SegmentRuns {
+  readonly addr: ArrayLike<number>;
+  readonly len: ArrayLike<number>;
+  readonly descs: number;
+}
+
 export class BdWriter {
   /** The TX (M2S) ring's producer. */
   readonly tx: RingProducer;
@@ -172,6 +179,37 @@ export class BdWriter {
       const f = flags[i];
       put(tx, true, len[i], f, src[i]);
       put(rx, false, len[i], f & RX_KEEP, dst[i]);
+    }
+  }
+
+  /**
+   * One scatter-gather packet: the source segments, in order, as TX descriptors (first on the
+   * first, with dmb when `barrier`; last on the last), the destination segments, in order, as RX
+   * descriptors (int_en on the last when `interrupt`), each segment in chunks of at most 64 KiB.
+   * `descs` is each side's descriptor count. Room for both sides is checked first.
+   */
+  sg(src: SegmentRuns, dst: SegmentRuns, barrier: boolean, interrupt: boolean): void {
+    this.room(src.descs, dst.descs);
+    const tx = this.tx;
+    const rx = this.rx;
+    let k = 0;
+    for (let i = 0; i < src.addr.length; i++) {
+      for (let off = 0; off < src.len[i]; off += MAX_LEN) {
+        const len = Math.min(MAX_LEN, src.len[i] - off);
+        let f = 0;
+        if (k === 0) f |= LEN_CTRL.FIRST | (barrier ? DMB : 0);
+        if (k === src.descs - 1) f |= LEN_CTRL.LAST;
+        put(tx, true, len, f, src.addr[i] + off);
+        k++;
+      }
+    }
+    let m = 0;
+    for (let i = 0; i < dst.addr.length; i++) {
+      for (let off = 0; off < dst.len[i]; off += MAX_LEN) {
+        const len = Math.min(MAX_LEN, dst.len[i] - off);
+        put(rx, false, len, interrupt && m === dst.descs - 1 ? INT_EN : 0, dst.addr[i] + off);
+        m++;
+      }
     }
   }
 
