@@ -18,7 +18,11 @@ import { BD_MAX_LEN, BD_SIZE, LEN_CTRL, putRx, putTx } from '../../csr/formats/b
 import { RING_ID_MASK } from '../../csr/formats/ring.ts';
 import type { RingProducer } from './ring.ts';
 
-// Module constants (plain locals on the hot path).
+// Imported bindings copied into module constants once: the hot path then reads plain locals
+// (some loaders turn every access to an imported binding into a getter call).
+const encTx = putTx;
+const encRx = putRx;
+const SIZE = BD_SIZE;
 const FIRST_LAST = LEN_CTRL.FIRST | LEN_CTRL.LAST;
 const DMB = LEN_CTRL.DMB;
 const INT_EN = LEN_CTRL.INT_EN;
@@ -116,15 +120,15 @@ export class BdWriter {
       const tf = off === 0 && barrier ? FIRST_LAST | DMB : FIRST_LAST;
       const rf = interrupt && off + len === bytes ? INT_EN : 0;
       if (txw !== null) {
-        putTx(txw, tt * BD_SIZE, len, tr, tf, src + off);
+        encTx(txw, tt * SIZE, len, tr, tf, src + off);
       } else {
-        putTx(tx.scratchBuffer, 0, len, tr, tf, src + off);
+        encTx(tx.scratchBuffer, 0, len, tr, tf, src + off);
         tx.flushScratch(tt);
       }
       if (rxw !== null) {
-        putRx(rxw, rt * BD_SIZE, len, rr, rf, dst + off);
+        encRx(rxw, rt * SIZE, len, rr, rf, dst + off);
       } else {
-        putRx(rx.scratchBuffer, 0, len, rr, rf, dst + off);
+        encRx(rx.scratchBuffer, 0, len, rr, rf, dst + off);
         rx.flushScratch(rt);
       }
       if (++tt === tsize) {
@@ -235,11 +239,11 @@ export class BdWriter {
 function put(p: RingProducer, isTx: boolean, len: number, flags: number, addr: number): void {
   const w = p.words;
   if (w !== null) {
-    if (isTx) putTx(w, p.tail * BD_SIZE, len, p.ringId, flags, addr);
-    else putRx(w, p.tail * BD_SIZE, len, p.ringId, flags, addr);
+    if (isTx) encTx(w, p.tail * SIZE, len, p.ringId, flags, addr);
+    else encRx(w, p.tail * SIZE, len, p.ringId, flags, addr);
   } else {
-    if (isTx) putTx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
-    else putRx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
+    if (isTx) encTx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
+    else encRx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
     p.flushScratch(p.tail);
   }
   p.advance();
@@ -250,6 +254,6 @@ const probe = new Uint32Array(4);
 
 /** Validates both descriptors of a pair (into a scratch word buffer) so neither is half-written. */
 function checkPair(len: number, txFlags: number, rxFlags: number, src: number, dst: number): void {
-  putTx(probe, 0, len, 0, txFlags, src);
-  putRx(probe, 0, len, 0, rxFlags, dst);
+  encTx(probe, 0, len, 0, txFlags, src);
+  encRx(probe, 0, len, 0, rxFlags, dst);
 }

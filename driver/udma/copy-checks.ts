@@ -14,6 +14,8 @@ import type { EnqueueOptions, OpStatus, Segment } from './queue-types.ts';
 import type { RingGuard, RingProducer } from './ring.ts';
 
 const TWO_POW_53 = 2 ** 53;
+// An imported binding copied into a module constant (a plain local on the hot path).
+const MAX_LEN = BD_MAX_LEN;
 
 export const badArg = (where: string, message: string, expected: string, actual: unknown) =>
   new NxdmaError('BAD_ARGUMENT', `${where}: ${message}`, { where, expected, actual });
@@ -72,7 +74,7 @@ export class CopyChecks {
       (dst + bytes <= this.guard.lo || dst >= this.guard.hi || !this.guard.hit(dst, bytes)) &&
       (!this.checkBuffers || (this.memory.isMapped(src, bytes) && this.memory.isMapped(dst, bytes)))
     ) {
-      return Math.ceil(bytes / BD_MAX_LEN);
+      return bytes <= MAX_LEN ? 1 : Math.ceil(bytes / MAX_LEN);
     }
     throw this.copyError(src, dst, bytes, index < 0 ? this.where : `${this.where} batch[${index}]`);
   }
