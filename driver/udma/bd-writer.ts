@@ -106,6 +106,24 @@ export class BdWriter {
       this.room(chunks, chunks);
     const txw = tx.words;
     const rxw = rx.words;
+    if (bytes <= MAX_LEN && txw !== null && rxw !== null) {
+      // One chunk through the rings' word views (the common copy).
+      const tt = tx.tail;
+      const rt = rx.tail;
+      encTx(txw, tt * SIZE, bytes, tx.ringId, barrier ? FIRST_LAST | DMB : FIRST_LAST, src);
+      encRx(rxw, rt * SIZE, bytes, rx.ringId, interrupt ? INT_EN : 0, dst);
+      if (tt + 1 === tx.size) {
+        tx.tail = 0;
+        tx.ringId = (tx.ringId + 1) & RID;
+      } else tx.tail = tt + 1;
+      if (rt + 1 === rx.size) {
+        rx.tail = 0;
+        rx.ringId = (rx.ringId + 1) & RID;
+      } else rx.tail = rt + 1;
+      tx.produced++;
+      rx.produced++;
+      return 1;
+    }
     // Producer state in locals for the loop; stored back once.
     let tt = tx.tail;
     let tr = tx.ringId;
