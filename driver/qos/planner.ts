@@ -57,7 +57,8 @@ export interface PlannedWrite {
   readMask: number;
 }
 
-export type QosWarningCode = 'ARBITERS_ROUND_ROBIN' | 'COMPLETION_ROUND_ROBIN' | 'INFERRED_SKIPPED';
+export type QosWarningCode =
+  'ARBITERS_ROUND_ROBIN' | 'COMPLETION_ROUND_ROBIN' | 'INFERRED_SKIPPED' | 'RATE_LIMIT_NO_REFILL';
 
 export interface QosWarning {
   code: QosWarningCode;
@@ -195,6 +196,13 @@ const ARBITER_RANK: Record<string, number> = {
   'M2S_rd.desc_pref_cfg_2': 4,
 };
 
+/** The plan's refill keys of a token bucket and the register (after its prefix) and field each sets. */
+const REFILL_WORDS = [
+  ['refill', 'token_size_2', 'short_cycle'],
+  ['longCycle', 'cycle', 'long_cycle_size'],
+  ['longRefill', 'token_size_1', 'long_cycle'],
+] as const;
+
 const regCache = new Map<string, Reg>();
 function R(file: UdmaFileName, path: string): Reg {
   const k = `${file}:${path}`;
@@ -225,6 +233,20 @@ function planEngine(e: PlanEngine): PlannedWrite[] {
   };
   const m2s = 'udma_m2s';
   const s2m = 'udma_s2m';
+  /** A bucket's refill words (`prefix` + cycle / token_size_1 / token_size_2), as far as given. */
+  const setRefill = (
+    r: { refill?: number; longCycle?: number; longRefill?: number },
+    prefix: string,
+    phase: number,
+    src: string,
+    queue?: number,
+  ): void => {
+    for (const [key, reg, fieldName] of REFILL_WORDS) {
+      const v = r[key];
+      if (v !== undefined)
+        word(m2s, `${prefix}${reg}`, phase).set(fieldName, v, 'explicit', `${src}.${key}`, queue);
+    }
+  };
 
   for (const q of e.queues) {
     const Q = `M2S_Q[${q.queue}]`;
@@ -291,6 +313,7 @@ function planEngine(e: PlanEngine): PlannedWrite[] {
         w.set('max_burst_size', rl.maxBurst, 'explicit', `${s}.maxBurst`, q.queue);
       if (rl.pause !== undefined)
         w.set('pause', rl.pause ? 1 : 0, 'explicit', `${s}.pause`, q.queue);
+      setRefill(rl, `${Q}.rate_limit_cfg_`, PHASE.m2sQueue, s, q.queue);
       // The per-queue limiter engages only when its mask bit is clear (1 = masked, the reset value).
       word(m2s, `${Q}.rate_limit_mask`, PHASE.m2sQueue).set(
         'internal_rate_limiter',
@@ -337,6 +360,7 @@ function planEngine(e: PlanEngine): PlannedWrite[] {
       if (st.maxBurst !== undefined)
         w.set('max_burst_size', st.maxBurst, 'explicit', `${s}.stream.maxBurst`);
       if (st.pause !== undefined) w.set('pause', st.pause ? 1 : 0, 'explicit', `${s}.stream.pause`);
+      setRefill(st, 'M2S_stream_rate_limiter.cfg_', PHASE.rateLimit, `${s}.stream`);
       word(m2s, 'M2S_stream_rate_limiter.mask', PHASE.rateLimit).set(
         'internal_rate_limiter',
         st.enabled ? 0 : 1,
@@ -445,6 +469,34 @@ function armingWarnings(e: PlanEngine): QosWarning[] {
   return out;
 }
 
+/**
+ * A rate limiter the plan enables without saying how it refills: its bucket then refills by
+ * whatever its token-size registers hold (reset unknown; 0 on the mock, where its traffic stops
+ * once the bucket is empty).
+ */
+function refillWarnings(e: PlanEngine): QosWarning[] {
+  const out: QosWarning[] = [];
+  const none = (r: { enabled: boolean; refill?: number; longRefill?: number }): boolean =>
+    r.enabled && r.refill === undefined && r.longRefill === undefined;
+  const warn = (what: string, regs: string): void => {
+    out.push({
+      code: 'RATE_LIMIT_NO_REFILL',
+      engine: e.engine,
+      message:
+        `engine ${e.engine}: ${what} is enabled but the plan gives no refill or longRefill: ` +
+        `its bucket refills by whatever ${regs} hold (reset unknown), and stops the traffic once empty if that is 0`,
+    });
+  };
+  const st = e.rateLimit?.stream;
+  if (st && none(st))
+    warn('the stream rate limiter', 'M2S_stream_rate_limiter.cfg_token_size_1 / _2');
+  for (const q of e.queues) {
+    if (q.rateLimit && none(q.rateLimit))
+      warn(`queue ${q.queue}'s rate limiter`, `M2S_Q[${q.queue}].rate_limit_cfg_token_size_1 / _2`);
+  }
+  return out;
+}
+
 /** Every write of the plan, ungated (inferred writes included), and the arming warnings. */
 export function buildQosWrites(
   plan: QosPlan,
@@ -455,7 +507,7 @@ export function buildQosWrites(
   for (const e of plan.engines) {
     if (engines && !engines.includes(e.engine)) continue;
     writes.push(...planEngine(e));
-    warnings.push(...armingWarnings(e));
+    warnings.push(...armingWarnings(e), ...refillWarnings(e));
   }
   return { writes, warnings };
 }
