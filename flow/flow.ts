@@ -143,7 +143,7 @@ export async function runPrepared(
         hazards.add(qi, d.srcLo, d.srcHi, d.dstLo, d.dstHi);
         epochDmas++;
         const fq = fqByQueue.get(qi)!;
-        const w = fq.writer;
+        const stream = fq.stream;
         for (let k = 0; k < d.walks.length; k++) {
           const n = d.pieces[k];
           if (fq.room < n) {
@@ -161,15 +161,17 @@ export async function runPrepared(
               );
             }
           }
-          w.begin(n);
+          // the lowering's descriptor stream of the walk, then the driver writes it at the tails
+          stream.clear();
+          stream.begin(n);
           const walk = d.walks[k];
           expandWalk(
             walk,
-            d.packetBytes > 0 ? new PacketCut(w, d.packetBytes) : w,
+            d.packetBytes > 0 ? new PacketCut(stream, d.packetBytes) : stream,
             indexValues(walk),
           );
-          w.end();
-          fq.wrote(n);
+          stream.end();
+          fq.write(stream);
         }
         done++;
         if (opts.onProgress && (done - lastProgress >= 256 || done === total)) {

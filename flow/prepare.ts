@@ -10,12 +10,12 @@ import type { Module } from '../compiler/ir/module.ts';
 import { compileProgram, type CompileResult } from '../compiler/passes/pipeline.ts';
 import type { PassReport } from '../compiler/passes/pass.ts';
 import type { DgeHostTables } from '../compiler/ir/module.ts';
+import { lower } from '../compiler/lower/lower.ts';
 import {
   DEFAULT_MAX_DESC_PER_PACKET,
-  lower,
   type LowerOptions,
   type LoweredProgram,
-} from '../compiler/lower/lower.ts';
+} from '../compiler/lower/types.ts';
 import type { Device } from '../csr/io.ts';
 import type { QosPlanInput } from '../driver/qos/index.ts';
 import { MAX_RING_SIZE, MIN_RING_SIZE, ringSizeFor } from '../csr/formats/ring.ts';

@@ -1,7 +1,7 @@
 /**
  * Writes compiler/ir/program.schema.json, the JSON Schema of the program format, from the zod
  * schema (the one source). `--check` exits 1 when the committed file differs from what the schema
- * generates (test/compiler/program-schema.test.ts runs the same comparison).
+ * generates (test/compiler/ir/program.test.ts runs the same comparison).
  *
  *   npx tsx compiler/ir/gen-schema.ts [--check]
  */

@@ -22,6 +22,7 @@ import {
   type TensorKindName,
 } from './enums.ts';
 import { DMA_OPS } from './predicates.ts';
+import { isValidInstruction } from './program-check.ts';
 
 export const PROGRAM_FORMAT = 'nxdma.program/1';
 
@@ -210,25 +211,34 @@ export const InstructionSchema = z.discriminatedUnion('op', [
   CollectiveInstructionSchema,
 ]);
 
-export const BlockSchema = z
-  .object({
-    name,
-    loop: z
-      .object({
-        iterations: z
-          .number()
-          .int()
-          .min(1)
-          .max(2 ** 31 - 1),
-      })
-      .strict()
-      .optional()
-      .describe('present when the block is a loop body'),
-    instructions: z.array(InstructionSchema),
-  })
-  .strict();
+/** A basic block whose instructions are described by `instruction`. */
+function blockSchema<I extends z.ZodType>(instruction: I) {
+  return z
+    .object({
+      name,
+      loop: z
+        .object({
+          iterations: z
+            .number()
+            .int()
+            .min(1)
+            .max(2 ** 31 - 1),
+        })
+        .strict()
+        .optional()
+        .describe('present when the block is a loop body'),
+      instructions: z.array(instruction),
+    })
+    .strict();
+}
 
-export const FunctionSchema = z.object({ name, blocks: z.array(BlockSchema).min(1) }).strict();
+function functionSchema<I extends z.ZodType>(instruction: I) {
+  return z.object({ name, blocks: z.array(blockSchema(instruction)).min(1) }).strict();
+}
+
+export const BlockSchema = blockSchema(InstructionSchema);
+
+export const FunctionSchema = functionSchema(InstructionSchema);
 
 export const RegionSchema = z
   .object({
@@ -373,28 +383,40 @@ const archSchema = z.union(
   { error: (iss) => `arch one of ${ARCH_ALLOWED}, got ${JSON.stringify(iss.input)}` },
 );
 
-export const ProgramSchema = z
-  .object({
-    $schema: z
-      .string()
-      .optional()
-      .describe('the JSON Schema of this document (program.schema.json), for editors; ignored'),
-    format: z.literal(PROGRAM_FORMAT).optional(),
-    name: name.default('program'),
-    description: z.string().optional(),
-    arch: archSchema.describe(
-      'ArchLevel 10/20/30/40/50 or its codename (Tonga, Sunda, Cayman, CoreV4, CoreV5)',
-    ),
-    options: OptionsSchema.prefault({}),
-    memory: z
-      .object({
-        regions: z.array(RegionSchema).default([]),
-        tensors: z.array(TensorSchema).default([]),
-      })
-      .strict(),
-    functions: z.array(FunctionSchema).min(1),
-  })
-  .strict();
+/** A program whose instructions are described by `instruction`. */
+function programSchema<I extends z.ZodType>(instruction: I) {
+  return z
+    .object({
+      $schema: z
+        .string()
+        .optional()
+        .describe('the JSON Schema of this document (program.schema.json), for editors; ignored'),
+      format: z.literal(PROGRAM_FORMAT).optional(),
+      name: name.default('program'),
+      description: z.string().optional(),
+      arch: archSchema.describe(
+        'ArchLevel 10/20/30/40/50 or its codename (Tonga, Sunda, Cayman, CoreV4, CoreV5)',
+      ),
+      options: OptionsSchema.prefault({}),
+      memory: z
+        .object({
+          regions: z.array(RegionSchema).default([]),
+          tensors: z.array(TensorSchema).default([]),
+        })
+        .strict(),
+      functions: z.array(functionSchema(instruction)).min(1),
+    })
+    .strict();
+}
+
+/** The program format. */
+export const ProgramSchema = programSchema(InstructionSchema);
+
+/**
+ * The program format with its instructions left as written (each one is judged by the
+ * hand-written checker of program-check.ts, which gives zod's verdict without zod's copy).
+ */
+const ProgramHeaderSchema = programSchema(z.unknown());
 
 /** A program as written (defaults may be omitted). */
 export type ProgramInput = z.input<typeof ProgramSchema>;
@@ -432,12 +454,42 @@ export function programInvalid(issues: ProgramIssue[], file?: string): never {
   );
 }
 
-/** Parses and checks the shape of a program (zod); semantic checks are in toModule. */
-export function parseProgramShape(json: unknown, file?: string): Program {
+/**
+ * A checked program: the header as zod gives it (defaults filled in), the instructions as written
+ * when every one of them passed the hand-written checker, or as zod gives them otherwise. Either
+ * way each instruction is valid input of InstructionSchema (its defaults may be left out).
+ */
+export type CheckedProgram = Omit<Program, 'functions'> & {
+  functions: {
+    name: string;
+    blocks: (Omit<Program['functions'][number]['blocks'][number], 'instructions'> & {
+      instructions: InstructionInput[];
+    })[];
+  }[];
+};
+
+/**
+ * Checks the shape of a program; semantic checks are in toModule. The header goes through zod and
+ * each instruction through the hand-written checker; when anything fails, the whole program goes
+ * through ProgramSchema, so a PROGRAM_INVALID lists zod's issues with their JSON paths.
+ */
+export function parseProgramShape(json: unknown, file?: string): CheckedProgram {
+  const h = ProgramHeaderSchema.safeParse(json);
+  if (h.success && instructionsValid(h.data.functions)) return h.data as CheckedProgram;
   const r = ProgramSchema.safeParse(json);
   if (r.success) return r.data;
   programInvalid(
     r.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message })),
     file,
   );
+}
+
+function instructionsValid(
+  functions: readonly { blocks: readonly { instructions: readonly unknown[] }[] }[],
+): boolean {
+  for (const f of functions)
+    for (const b of f.blocks)
+      for (let i = 0; i < b.instructions.length; i++)
+        if (!isValidInstruction(b.instructions[i])) return false;
+  return true;
 }

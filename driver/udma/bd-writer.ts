@@ -14,11 +14,16 @@
  * written. It allocates nothing per descriptor.
  */
 import { NxdmaError } from '../../common/errors.ts';
-import { BD_MAX_LEN, BD_SIZE, LEN_CTRL, putRx, putTx } from '../../csr/formats/bd.ts';
+import { BD_MAX_LEN, BD_SIZE, BdRings, LEN_CTRL, putRx, putTx } from '../../csr/formats/bd.ts';
+import { HOST_LITTLE_ENDIAN } from '../../csr/formats/wire.ts';
 import { RING_ID_MASK } from '../../csr/formats/ring.ts';
 import type { RingProducer } from './ring.ts';
 
-// Module constants (plain locals on the hot path).
+// Imported bindings copied into module constants once: the hot path then reads plain locals
+// (some loaders turn every access to an imported binding into a getter call).
+const encTx = putTx;
+const encRx = putRx;
+const SIZE = BD_SIZE;
 const FIRST_LAST = LEN_CTRL.FIRST | LEN_CTRL.LAST;
 const DMB = LEN_CTRL.DMB;
 const INT_EN = LEN_CTRL.INT_EN;
@@ -41,11 +46,20 @@ export interface PairStream {
   readonly flags: ArrayLike<number>;
 }
 
+/** One side of a scatter-gather copy: segment addresses and lengths, and the descriptors they take. */
+export interface SegmentRuns {
+  readonly addr: ArrayLike<number>;
+  readonly len: ArrayLike<number>;
+  readonly descs: number;
+}
+
 export class BdWriter {
   /** The TX (M2S) ring's producer. */
   readonly tx: RingProducer;
   /** The RX (S2M) ring's producer. */
   readonly rx: RingProducer;
+  /** Both rings as word views (the stream fast path), once known; null when either has none. */
+  private rings: BdRings | null | undefined = undefined;
 
   constructor(tx: RingProducer, rx: RingProducer) {
     this.tx = tx;
@@ -95,6 +109,24 @@ export class BdWriter {
       this.room(chunks, chunks);
     const txw = tx.words;
     const rxw = rx.words;
+    if (bytes <= MAX_LEN && txw !== null && rxw !== null) {
+      // One chunk through the rings' word views (the common copy).
+      const tt = tx.tail;
+      const rt = rx.tail;
+      encTx(txw, tt * SIZE, bytes, tx.ringId, barrier ? FIRST_LAST | DMB : FIRST_LAST, src);
+      encRx(rxw, rt * SIZE, bytes, rx.ringId, interrupt ? INT_EN : 0, dst);
+      if (tt + 1 === tx.size) {
+        tx.tail = 0;
+        tx.ringId = (tx.ringId + 1) & RID;
+      } else tx.tail = tt + 1;
+      if (rt + 1 === rx.size) {
+        rx.tail = 0;
+        rx.ringId = (rx.ringId + 1) & RID;
+      } else rx.tail = rt + 1;
+      tx.produced++;
+      rx.produced++;
+      return 1;
+    }
     // Producer state in locals for the loop; stored back once.
     let tt = tx.tail;
     let tr = tx.ringId;
@@ -109,15 +141,15 @@ export class BdWriter {
       const tf = off === 0 && barrier ? FIRST_LAST | DMB : FIRST_LAST;
       const rf = interrupt && off + len === bytes ? INT_EN : 0;
       if (txw !== null) {
-        putTx(txw, tt * BD_SIZE, len, tr, tf, src + off);
+        encTx(txw, tt * SIZE, len, tr, tf, src + off);
       } else {
-        putTx(tx.scratchBuffer, 0, len, tr, tf, src + off);
+        encTx(tx.scratchBuffer, 0, len, tr, tf, src + off);
         tx.flushScratch(tt);
       }
       if (rxw !== null) {
-        putRx(rxw, rt * BD_SIZE, len, rr, rf, dst + off);
+        encRx(rxw, rt * SIZE, len, rr, rf, dst + off);
       } else {
-        putRx(rx.scratchBuffer, 0, len, rr, rf, dst + off);
+        encRx(rx.scratchBuffer, 0, len, rr, rf, dst + off);
         rx.flushScratch(rt);
       }
       if (++tt === tsize) {
@@ -142,8 +174,9 @@ export class BdWriter {
   /**
    * Writes pairs `from` .. `from + count - 1` of a descriptor stream (see PairStream): one TX and
    * one RX descriptor each, the RX descriptor with the pair's flags less dmb. Room for all of them
-   * is checked first; a pair with a bad field throws before it is written, after the pairs before
-   * it (which stay written and counted in `produced`).
+   * is checked first; a pair with a bad field throws before it is written (on rings with word
+   * views, neither of its two descriptors), after the pairs before it (which stay written and
+   * counted in `produced`).
    */
   stream(s: PairStream, from = 0, count = s.length - from): void {
     if (
@@ -168,11 +201,89 @@ export class BdWriter {
     const { src, dst, len, flags } = s;
     const tx = this.tx;
     const rx = this.rx;
+    const rings = this.wordRings();
+    if (rings !== null) {
+      // both rings as word views: each pair encoded (both halves validated first) by putCopyPair,
+      // the producer positions in locals, stored back once (also when a pair is refused)
+      let tt = tx.tail;
+      let tr = tx.ringId;
+      let rt = rx.tail;
+      let rr = rx.ringId;
+      const ts = tx.size;
+      const rs = rx.size;
+      let i = from;
+      const end = from + count;
+      try {
+        for (; i < end; i++) {
+          rings.putCopyPair(tt, tr, rt, rr, len[i], flags[i], src[i], dst[i]);
+          if (++tt === ts) {
+            tt = 0;
+            tr = (tr + 1) & RID;
+          }
+          if (++rt === rs) {
+            rt = 0;
+            rr = (rr + 1) & RID;
+          }
+        }
+      } finally {
+        tx.tail = tt;
+        tx.ringId = tr;
+        tx.produced += i - from;
+        rx.tail = rt;
+        rx.ringId = rr;
+        rx.produced += i - from;
+      }
+      return;
+    }
     for (let i = from, end = from + count; i < end; i++) {
       const f = flags[i];
       put(tx, true, len[i], f, src[i]);
       put(rx, false, len[i], f & RX_KEEP, dst[i]);
     }
+  }
+
+  /**
+   * One scatter-gather packet: the source segments, in order, as TX descriptors (first on the
+   * first, with dmb when `barrier`; last on the last), the destination segments, in order, as RX
+   * descriptors (int_en on the last when `interrupt`), each segment in chunks of at most 64 KiB.
+   * `descs` is each side's descriptor count. Room for both sides is checked first.
+   */
+  sg(src: SegmentRuns, dst: SegmentRuns, barrier: boolean, interrupt: boolean): void {
+    this.room(src.descs, dst.descs);
+    const tx = this.tx;
+    const rx = this.rx;
+    let k = 0;
+    for (let i = 0; i < src.addr.length; i++) {
+      for (let off = 0; off < src.len[i]; off += MAX_LEN) {
+        const len = Math.min(MAX_LEN, src.len[i] - off);
+        let f = 0;
+        if (k === 0) f |= LEN_CTRL.FIRST | (barrier ? DMB : 0);
+        if (k === src.descs - 1) f |= LEN_CTRL.LAST;
+        put(tx, true, len, f, src.addr[i] + off);
+        k++;
+      }
+    }
+    let m = 0;
+    for (let i = 0; i < dst.addr.length; i++) {
+      for (let off = 0; off < dst.len[i]; off += MAX_LEN) {
+        const len = Math.min(MAX_LEN, dst.len[i] - off);
+        put(rx, false, len, interrupt && m === dst.descs - 1 ? INT_EN : 0, dst.addr[i] + off);
+        m++;
+      }
+    }
+  }
+
+  /** Both rings' word views for the pair encoder (a little-endian host), or null. */
+  private wordRings(): BdRings | null {
+    if (this.rings === undefined) {
+      const tw = this.tx.words;
+      const rw = this.rx.words;
+      this.rings =
+        tw !== null && rw !== null && HOST_LITTLE_ENDIAN
+          ? new BdRings(tw.subarray(0, this.tx.size * 4), rw.subarray(0, this.rx.size * 4))
+          : null;
+    }
+    return this.rings;
   }
 
   /** Throws RING_FULL (nothing written) unless both rings have room for ntx / nrx descriptors. */
@@ -197,11 +308,11 @@ export class BdWriter {
 function put(p: RingProducer, isTx: boolean, len: number, flags: number, addr: number): void {
   const w = p.words;
   if (w !== null) {
-    if (isTx) putTx(w, p.tail * BD_SIZE, len, p.ringId, flags, addr);
-    else putRx(w, p.tail * BD_SIZE, len, p.ringId, flags, addr);
+    if (isTx) encTx(w, p.tail * SIZE, len, p.ringId, flags, addr);
+    else encRx(w, p.tail * SIZE, len, p.ringId, flags, addr);
   } else {
-    if (isTx) putTx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
-    else putRx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
+    if (isTx) encTx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
+    else encRx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
     p.flushScratch(p.tail);
   }
   p.advance();
@@ -212,6 +323,6 @@ const probe = new Uint32Array(4);
 
 /** Validates both descriptors of a pair (into a scratch word buffer) so neither is half-written. */
 function checkPair(len: number, txFlags: number, rxFlags: number, src: number, dst: number): void {
-  putTx(probe, 0, len, 0, txFlags, src);
-  putRx(probe, 0, len, 0, rxFlags, dst);
+  encTx(probe, 0, len, 0, txFlags, src);
+  encRx(probe, 0, len, 0, rxFlags, dst);
 }
