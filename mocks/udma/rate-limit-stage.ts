@@ -112,6 +112,15 @@ export class RateLimitStage {
     return Math.max(0, Math.min(this.refill(q), max));
   }
 
+  /**
+   * The configuration changed: a limiter that is not armed forgets its bucket (it starts full
+   * when next armed), as a look at it would.
+   */
+  disarmed(): void {
+    for (let q = 0; q < this.c.queues; q++) this.limited(q);
+    this.streamLimited();
+  }
+
   /** q_sw_ctrl.rst_q: the queue's bucket starts full again when next armed. */
   resetQueue(q: number): void {
     this.tokWindow[q] = -1;
