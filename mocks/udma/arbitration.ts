@@ -150,6 +150,7 @@ export class ArbitrationPipeline {
     (half === 'm2s' ? this.m2sComp : this.s2mComp).reset(q);
     (half === 'm2s' ? this.txPref : this.rxPref).forget(q);
     if (half === 'm2s') this.work &= ~(1 << q);
+    this.cand &= ~(1 << q);
     this.stale |= 1 << q;
     this.txCheck |= 1 << q;
     this.rxCheck |= 1 << q;
@@ -263,6 +264,8 @@ export class ArbitrationPipeline {
     const s = this.s2mCfg;
     const txf = this.txFifo;
     const rxf = this.rxFifo;
+    // A queue without work (drained, reset) is no candidate.
+    this.cand &= this.work | ~this.stale;
     let b = this.stale & this.work;
     this.stale = 0;
     this.rxCheck |= b;

@@ -209,6 +209,7 @@ export function fetchBurst(
   while (k < n) {
     // The run of slots up to the ring's end, read through one region when it lies in one.
     const run = Math.min(n - k, len - off);
+    if (run <= 0) break; // a ring shortened under the engine: nothing valid to fetch
     const a0 = base + off * 16;
     const whole = c.mem.find(a0, run * 16);
     let got = 0;
