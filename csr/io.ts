@@ -108,7 +108,18 @@ export interface ServiceTraceEntry {
   endCycle: number;
   /** M2S_Q[queue].dwrr_cfg_2.q_qos when the packet was granted. */
   qQos: number;
+  /**
+   * The arbitration stage that decided the grant: `scheduler` (it chose among several
+   * candidates, or the queue was the only one with work), `rate-limiter` (other queues with a
+   * complete packet were held by their buckets or pauses), `prefetch` (other queues' descriptors
+   * were not fetched yet).
+   */
+  stage: ServiceStage;
 }
+
+/** The arbitration stages a service trace names (the order is the stored index). */
+export const SERVICE_STAGES = ['prefetch', 'scheduler', 'completion', 'rate-limiter'] as const;
+export type ServiceStage = (typeof SERVICE_STAGES)[number];
 
 /** The read side of a simulated device's service trace. */
 export interface ServiceTraceReader {

@@ -1,12 +1,13 @@
 /**
  * The service trace: one entry per packet the mock's M2S arbiter granted, in grant order, with the
- * engine, queue, bytes, descriptors, the engine-cycle interval it occupied and the queue's q_qos
- * at the time. Tests use it to check arbitration; tools draw timelines from it.
+ * engine, queue, bytes, descriptors, the engine-cycle interval it occupied, the queue's q_qos
+ * at the time and the pipeline stage that decided the grant. Tests use it to check
+ * arbitration; tools draw timelines from it.
  *
  * Stored column-wise in typed arrays that grow by doubling, so recording a packet allocates
  * nothing in the steady state. Entries beyond `limit` are counted in `dropped`, not stored.
  */
-import type { ServiceTraceEntry, ServiceTraceReader } from '../csr/io.ts';
+import { SERVICE_STAGES, type ServiceTraceEntry, type ServiceTraceReader } from '../csr/io.ts';
 
 export type { ServiceTraceEntry } from '../csr/io.ts';
 
@@ -28,6 +29,7 @@ export class ServiceTrace implements ServiceTraceReader {
   private start = new Float64Array(0);
   private end = new Float64Array(0);
   private qos = new Uint8Array(0);
+  private stage = new Uint8Array(0);
 
   constructor(opts: { enabled?: boolean; limit?: number } = {}) {
     this.enabled = opts.enabled ?? true;
@@ -46,6 +48,8 @@ export class ServiceTrace implements ServiceTraceReader {
     startCycle: number,
     endCycle: number,
     qQos: number,
+    /** Index in SERVICE_STAGES (default: scheduler). */
+    stage = 1,
   ): void {
     const order = this.nextOrder++;
     if (!this.enabled || this.n >= this.limit) {
@@ -62,6 +66,7 @@ export class ServiceTrace implements ServiceTraceReader {
     this.start[i] = startCycle;
     this.end[i] = endCycle;
     this.qos[i] = qQos;
+    this.stage[i] = stage;
   }
 
   /** Entry i as an object (0 <= i < length). */
@@ -75,6 +80,7 @@ export class ServiceTrace implements ServiceTraceReader {
       startCycle: this.start[i],
       endCycle: this.end[i],
       qQos: this.qos[i],
+      stage: SERVICE_STAGES[this.stage[i]],
     };
   }
 
@@ -127,6 +133,7 @@ export class ServiceTrace implements ServiceTraceReader {
     this.start = g(this.start, (k) => new Float64Array(k));
     this.end = g(this.end, (k) => new Float64Array(k));
     this.qos = g(this.qos, (k) => new Uint8Array(k));
+    this.stage = g(this.stage, (k) => new Uint8Array(k));
     this.cap = cap;
   }
 }

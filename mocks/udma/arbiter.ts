@@ -13,10 +13,29 @@
  *   decision: the seed never says which way q_qos runs, docs/mock-arbitration.md), and
  *   within the highest ready level either round robin (cfg_sched.en_dwrr = 0) or deficit-weighted
  *   round robin (en_dwrr = 1) with quantum = max(weight, 1) x 2^inc_factor units, a unit being a
- *   byte (pkt_mode_en = 0) or a packet (pkt_mode_en = 1) (seed §8.1).
+ *   byte (pkt_mode_en = 0) or a packet (pkt_mode_en = 1) (seed §8.1);
+ * - with DWRR, a queue whose dwrr_cfg_1.strict bit is set bypasses DWRR: while one is ready at
+ *   the top level, the strict queues of that level are served (round robin among them) and no
+ *   deficit is touched;
+ * - dwrr_cfg_1.max_deficit_cnt_size caps a queue's deficit ("the maximum number of accumulated
+ *   bytes in the deficit counter", the public UDMA driver); a queue whose deficit reaches the cap
+ *   may send its head packet even when the packet costs more (its deficit then drops to 0);
+ * - cfg_sched.weight_inc is the exponential increment between DWRR iterations: the k-th
+ *   successive turn a queue is credited without sending adds quantum x 2^(weight_inc x k)
+ *   (k = 0 for the first), so a queue with a large head packet needs fewer turns; 0 is textbook
+ *   DRR. The readings of strict, the cap and weight_inc are the mock's (docs/mock-arbitration.md).
  */
 
 export const MAX_LEVELS = 256;
+
+/** The first set bit of `mask` after bit `after`, in circular order (-1: mask is 0). */
+export function nextBit(mask: number, after: number): number {
+  if (mask === 0) return -1;
+  const shift = after + 1;
+  const hi = shift >= 32 ? 0 : (mask >>> shift) << shift;
+  const m = hi !== 0 ? hi : mask;
+  return 31 - Math.clz32(m & -m);
+}
 
 export interface ArbiterMode {
   /** desc_pref_cfg_2.pref_force_rr. */
@@ -27,6 +46,8 @@ export interface ArbiterMode {
   pktMode: boolean;
   /** cfg_sched.inc_factor: quantum = weight x 2^inc_factor. */
   incFactor: number;
+  /** cfg_sched.weight_inc: growth of the quantum between successive turns (0: none). */
+  weightInc?: number;
 }
 
 export class Arbiter {
@@ -41,6 +62,14 @@ export class Arbiter {
   readonly cost: Float64Array;
   /** DWRR deficit counter per queue (units of the current mode). */
   readonly deficit: Float64Array;
+  /** dwrr_cfg_1.strict per queue: bypasses DWRR. */
+  readonly strict: Uint8Array;
+  /** dwrr_cfg_1.max_deficit_cnt_size per queue (Infinity: no cap). */
+  readonly maxDeficit: Float64Array;
+  /** Turns credited to each queue since it last sent (the weight_inc exponent). */
+  readonly rounds: Float64Array;
+  /** Per level: the strict queue served last (-1: none). */
+  private readonly strictLast: Int16Array;
   /** Round-robin pointer in forceRR mode: the queue served last (-1: none yet). */
   private rrLast = -1;
   /** Per level: the queue served last (round robin) or holding the DWRR turn (-1: none). */
@@ -53,14 +82,20 @@ export class Arbiter {
     this.weight = new Uint16Array(queues);
     this.cost = new Float64Array(queues);
     this.deficit = new Float64Array(queues);
+    this.strict = new Uint8Array(queues);
+    this.maxDeficit = new Float64Array(queues).fill(Infinity);
+    this.rounds = new Float64Array(queues);
     this.levelLast = new Int16Array(MAX_LEVELS).fill(-1);
+    this.strictLast = new Int16Array(MAX_LEVELS).fill(-1);
   }
 
   /** Back to the reset state: pointers cleared, every deficit set to `initDeficit`. */
   reset(initDeficit = 0): void {
     this.rrLast = -1;
     this.levelLast.fill(-1);
+    this.strictLast.fill(-1);
     this.deficit.fill(initDeficit);
+    this.rounds.fill(0);
   }
 
   /** Sets every queue's deficit (M2S_dwrr.ctrl_deficit_cnt.init). */
@@ -71,16 +106,24 @@ export class Arbiter {
   /** Forgets one queue's arbitration state (q_sw_ctrl.rst_q). */
   resetQueue(q: number, initDeficit = 0): void {
     this.deficit[q] = initDeficit;
+    this.rounds[q] = 0;
     if (this.rrLast === q) this.rrLast = -1;
-    for (let l = 0; l < MAX_LEVELS; l++) if (this.levelLast[l] === q) this.levelLast[l] = -1;
+    for (let l = 0; l < MAX_LEVELS; l++) {
+      if (this.levelLast[l] === q) this.levelLast[l] = -1;
+      if (this.strictLast[l] === q) this.strictLast[l] = -1;
+    }
   }
 
-  /** The queue to serve next, or -1 when none is ready. Updates pointers and deficits. */
-  select(mode: ArbiterMode): number {
+  /**
+   * The queue to serve next, or -1 when none is ready. Updates pointers and deficits. `mask`, when
+   * given, is `ready` as bits (queues < 32), for a round robin without a scan.
+   */
+  select(mode: ArbiterMode, mask = -1): number {
     const n = this.queues;
     const ready = this.ready;
     if (mode.forceRR) {
-      const q = this.nextReady(this.rrLast, -1);
+      const q =
+        mask >= 0 && n <= 31 ? nextBit(mask, this.rrLast) : this.nextReady(this.rrLast, -1, false);
       if (q >= 0) this.rrLast = q;
       return q;
     }
@@ -91,21 +134,53 @@ export class Arbiter {
     }
     if (level < 0) return -1;
     if (!mode.enDwrr) {
-      const q = this.nextReady(this.levelLast[level], level);
+      const q = this.nextReady(this.levelLast[level], level, false);
       this.levelLast[level] = q;
       return q;
+    }
+    // Strict queues of the level bypass DWRR.
+    const s = this.nextReady(this.strictLast[level], level, true);
+    if (s >= 0) {
+      this.strictLast[level] = s;
+      return s;
     }
     return this.selectDwrr(level, mode);
   }
 
-  /** First ready queue after `after` in circular order (restricted to `level` when >= 0). */
-  private nextReady(after: number, level: number): number {
+  /**
+   * First ready queue after `after` in circular order (restricted to `level` when >= 0, and to
+   * the strict queues when `strictOnly`).
+   */
+  private nextReady(after: number, level: number, strictOnly: boolean): number {
     const n = this.queues;
     for (let i = 1; i <= n; i++) {
       const q = (after + i + n) % n;
-      if (this.ready[q] !== 0 && (level < 0 || this.qos[q] === level)) return q;
+      if (this.ready[q] === 0 || (level >= 0 && this.qos[q] !== level)) continue;
+      if (strictOnly && this.strict[q] === 0) continue;
+      return q;
     }
     return -1;
+  }
+
+  /** Turns queue q needs to gather `need` more units, its quanta growing by `g` per turn. */
+  private turnsFor(q: number, need: number, quantum: number, g: number): number {
+    if (need <= 0) return 1;
+    if (g === 1) return Math.ceil(need / quantum);
+    let t = 0;
+    let got = 0;
+    let next = quantum * g ** this.rounds[q];
+    while (got < need) {
+      got += next;
+      next *= g;
+      t++;
+    }
+    return t;
+  }
+
+  /** Units `turns` turns credit queue q (growing by `g` per turn from its current round). */
+  private creditFor(q: number, turns: number, quantum: number, g: number): number {
+    if (g === 1) return turns * quantum;
+    return (quantum * g ** this.rounds[q] * (g ** turns - 1)) / (g - 1);
   }
 
   /**
@@ -123,11 +198,14 @@ export class Arbiter {
     const qos = this.qos;
     const deficit = this.deficit;
     const unit = 2 ** mode.incFactor;
+    const g = 2 ** (mode.weightInc ?? 0);
+    const cap = this.maxDeficit;
     const holder = this.levelLast[level];
     if (holder >= 0 && ready[holder] !== 0 && qos[holder] === level) {
       const c = mode.pktMode ? 1 : this.cost[holder];
-      if (deficit[holder] >= c) {
-        deficit[holder] -= c;
+      if (deficit[holder] >= Math.min(c, cap[holder])) {
+        deficit[holder] = Math.max(0, deficit[holder] - c);
+        this.rounds[holder] = 0;
         return holder;
       }
     } else if (holder >= 0 && qos[holder] === level) {
@@ -136,6 +214,7 @@ export class Arbiter {
     // Count the ready queues of this level (the turn order has `m` positions).
     let m = 0;
     for (let q = 0; q < n; q++) if (ready[q] !== 0 && qos[q] === level) m++;
+    // (strict queues were served above: none is ready here)
     if (m === 0) return -1;
     // Position of each candidate in turn order: 1..m starting after the holder; the holder (if
     // still a candidate) is last, at position m.
@@ -148,8 +227,8 @@ export class Arbiter {
       if (ready[q] === 0 || qos[q] !== level) continue;
       pos++;
       const quantum = Math.max(this.weight[q], 1) * unit;
-      const need = (mode.pktMode ? 1 : this.cost[q]) - deficit[q];
-      const turns = need <= 0 ? 1 : Math.ceil(need / quantum);
+      const need = Math.min(mode.pktMode ? 1 : this.cost[q], cap[q]) - deficit[q];
+      const turns = this.turnsFor(q, need, quantum, g);
       const time = (turns - 1) * m + pos;
       if (time < bestTime) {
         bestTime = time;
@@ -164,10 +243,13 @@ export class Arbiter {
       pos++;
       if (bestTime >= pos) {
         const turns = Math.floor((bestTime - pos) / m) + 1;
-        deficit[q] += turns * Math.max(this.weight[q], 1) * unit;
+        const quantum = Math.max(this.weight[q], 1) * unit;
+        deficit[q] = Math.min(cap[q], deficit[q] + this.creditFor(q, turns, quantum, g));
+        this.rounds[q] += turns;
       }
     }
-    deficit[best] -= mode.pktMode ? 1 : this.cost[best];
+    deficit[best] = Math.max(0, deficit[best] - (mode.pktMode ? 1 : this.cost[best]));
+    this.rounds[best] = 0;
     this.levelLast[level] = best;
     return best;
   }

@@ -2,9 +2,10 @@
  * The state one mock UDMA engine runs on, shared by its parts (mocks/udma/): the register files'
  * word arrays and resolved field references, the ring pointers and counters of both halves, the
  * head-packet cache, the clock and the fault log. The parts are functions and small classes over
- * this one object: the register glue and the run loop (unit.ts), the packet walk (walk.ts), the
- * faults (faults.ts), the rate-limit stage (rate-limit-stage.ts) and the arbitration (arbiter.ts,
- * arbitration.ts).
+ * this one object: the register glue and the run loop (unit.ts), the decoded configuration
+ * (config.ts), the prefetch (prefetch.ts), the packet walk (walk.ts), completions
+ * (completion.ts), the faults (faults.ts), the rate-limit stage (rate-limit-stage.ts) and the
+ * arbitration (arbiter.ts, arbitration.ts).
  *
  * Also here: the ring arithmetic every part uses (pending descriptors, ring base, head advance).
  */
@@ -18,11 +19,6 @@ export const TWO_POW_32 = 4294967296;
 
 /** The ring id a queue starts with after reset (UDMA-FACTS.md "Rings"). */
 export const INITIAL_RING_ID = 1;
-
-// Head-packet states (UdmaCore.pktState).
-export const PKT_UNKNOWN = 0;
-export const PKT_READY = 1;
-export const PKT_WAIT = 2;
 
 /** Ring pointers, flags and counters of one half's queues. */
 export class HalfState {
@@ -78,12 +74,8 @@ export class UdmaCore {
   packetsServed = 0;
   /** The errors raised so far (the last 256), oldest first. */
   readonly faults: UdmaFault[] = [];
-  // Head-packet cache, per M2S queue: state, TX descriptors and bytes of the packet.
-  readonly pktState: Uint8Array;
-  readonly pktDescs: Int32Array;
-  readonly pktBytes: Float64Array;
-  /** Some register was written since the head packets were scanned. */
-  dirty = true;
+  /** Errors raised since construction (stalls and aborts). */
+  raised = 0;
   // The state words and the value they hold in the normal state (every field = normal).
   private readonly mState: number;
   private readonly mStateMask: number;
@@ -91,11 +83,11 @@ export class UdmaCore {
   private readonly sState: number;
   private readonly sStateMask: number;
   private readonly sStateNormal: number;
+  /** The regions the last packet's source and destination buffers lay in (walk.ts). */
+  srcRegion: MemoryRegion | null = null;
+  dstRegion: MemoryRegion | null = null;
   /** The last descriptor gathered across a region seam (descRegion in memory-access.ts). */
   seam: MemoryRegion | null = null;
-  /** Where the descriptor `fetchDesc` (walk.ts) returned last lies: its region and offset. */
-  fetched: MemoryRegion | null = null;
-  fetchedAt = 0;
 
   constructor(
     engine: number,
@@ -116,9 +108,6 @@ export class UdmaCore {
     this.bytesPerCycle = bytesPerCycle;
     this.tx = new HalfState(this.queues);
     this.rx = new HalfState(refs.S.queues);
-    this.pktState = new Uint8Array(this.queues);
-    this.pktDescs = new Int32Array(this.queues);
-    this.pktBytes = new Float64Array(this.queues);
     const stateWord = (R: HalfRefs) => ({
       word: R.state >>> 2,
       mask: R.stateFields.reduce((m, f) => (m | f.mask) >>> 0, 0),

@@ -9,7 +9,7 @@
  *   until its rst_q.
  */
 import { hex } from '../../common/errors.ts';
-import { PKT_UNKNOWN, PKT_WAIT, type UdmaCore } from './core.ts';
+import type { UdmaCore } from './core.ts';
 import { MOCK_QUEUE_STATUS, type UdmaFault, type UdmaHalf } from './types.ts';
 
 const FAULT_LOG_LIMIT = 256;
@@ -28,6 +28,7 @@ export function statusOf(c: UdmaCore, half: UdmaHalf, q: number): number {
 }
 
 function record(c: UdmaCore, f: UdmaFault): void {
+  c.raised++;
   if (c.faults.length >= FAULT_LOG_LIMIT) c.faults.shift();
   c.faults.push(f);
 }
@@ -53,7 +54,6 @@ export function stall(
     st.err[q] |= ST.PKT_TOO_LONG;
   }
   mirrorStatus(c, half, q);
-  if (half === 'm2s') c.pktState[q] = PKT_WAIT;
   const Q = `${R.name}_Q[${q}]`;
   record(c, {
     engine: c.engine,
@@ -99,7 +99,6 @@ export function fault(
   mirrorStatus(c, half, q);
   for (const f of c.M.stateFields) f.write(c.mw, c.M.stateValues.abort);
   for (const f of c.S.stateFields) f.write(c.sw, c.S.stateValues.abort);
-  c.pktState.fill(PKT_UNKNOWN);
   const what =
     kind === 'descriptor-fetch'
       ? 'descriptor fetch'

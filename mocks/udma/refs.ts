@@ -33,6 +33,10 @@ export interface RingRefs {
   compEnable: FieldRef;
   swCtrl: number;
   rstQ: FieldRef;
+  /** cfg.AXI_qos[30:28]: the queue's AXI QoS (prefetch and completion arbiters). */
+  axiQos: FieldRef;
+  /** comp_cfg.dis_comp_coal: completion entries are written at once, not coalesced. */
+  disCompCoal: FieldRef;
 }
 
 /** Per-queue M2S scheduling registers. */
@@ -40,6 +44,8 @@ export interface M2SQueueSchedRefs {
   qQos: FieldRef;
   weight: FieldRef;
   dwrrPause: FieldRef;
+  strict: FieldRef;
+  maxDeficit: FieldRef;
   rlEn: FieldRef;
   rlPause: FieldRef;
   rlMaxBurst: FieldRef;
@@ -66,6 +72,17 @@ export interface HalfRefs {
   csAbort: FieldRef;
   errMaskRingId: FieldRef;
   streamDisable: FieldRef;
+  /** M2S_rd / S2M_rd.desc_pref_cfg_2.pref_force_rr. */
+  prefForceRR: FieldRef;
+  /** M2S_rd / S2M_rd.desc_pref_cfg_3. */
+  prefThr: FieldRef;
+  minBurstBelow: FieldRef;
+  minBurstAbove: FieldRef;
+  /** AXI_M2S / AXI_S2M.desc_rd_cfg_3.max_desc_burst. */
+  maxDescBurst: FieldRef;
+  /** M2S_comp / S2M_comp.cfg_1c. */
+  compForceRR: FieldRef;
+  compPromotion: FieldRef;
   q: RingRefs[];
 }
 
@@ -73,6 +90,13 @@ export interface M2SRefs extends HalfRefs {
   encode64k: FieldRef;
   maxDescPerPkt: FieldRef;
   forceRR: FieldRef;
+  weightInc: FieldRef;
+  /** AXI_M2S_MLA.high_priority.enable: one bit per queue. */
+  highPriority: FieldRef;
+  compFifoDepth: FieldRef;
+  unackFifoDepth: FieldRef;
+  compFreeMin: FieldRef;
+  coalTimer: FieldRef;
   enDwrr: FieldRef;
   pktModeEn: FieldRef;
   incFactor: FieldRef;
@@ -119,6 +143,8 @@ function half(model: RegFileModel, name: 'M2S' | 'S2M'): HalfRefs {
       compEnable: fieldRef(model, `${Q}.comp_cfg.en_comp_ring_update`),
       swCtrl: registerOffset(model, `${Q}.q_sw_ctrl`),
       rstQ: fieldRef(model, `${Q}.q_sw_ctrl.rst_q`),
+      axiQos: fieldRef(model, `${Q}.cfg.AXI_qos`),
+      disCompCoal: fieldRef(model, `${Q}.comp_cfg.dis_comp_coal`),
     });
   }
   const statePath = `${name}.state`;
@@ -140,6 +166,13 @@ function half(model: RegFileModel, name: 'M2S' | 'S2M'): HalfRefs {
     csAbort: fieldRef(model, `${name}.change_state.abort`),
     errMaskRingId: fieldRef(model, `${name}.err_log_mask.pref_ring_id`),
     streamDisable: fieldRef(model, `${name}.stream_cfg.disable`),
+    prefForceRR: fieldRef(model, `${name}_rd.desc_pref_cfg_2.pref_force_rr`),
+    prefThr: fieldRef(model, `${name}_rd.desc_pref_cfg_3.pref_thr`),
+    minBurstBelow: fieldRef(model, `${name}_rd.desc_pref_cfg_3.min_burst_below_thr`),
+    minBurstAbove: fieldRef(model, `${name}_rd.desc_pref_cfg_3.min_burst_above_thr`),
+    maxDescBurst: fieldRef(model, `AXI_${name}.desc_rd_cfg_3.max_desc_burst`),
+    compForceRR: fieldRef(model, `${name}_comp.cfg_1c.force_rr`),
+    compPromotion: fieldRef(model, `${name}_comp.cfg_1c.q_promotion`),
     q,
   };
 }
@@ -158,6 +191,8 @@ export function m2sRefs(model: RegFileModel): M2SRefs {
       qQos: fieldRef(model, `${Q}.dwrr_cfg_2.q_qos`),
       weight: fieldRef(model, `${Q}.dwrr_cfg_3.weight`),
       dwrrPause: fieldRef(model, `${Q}.dwrr_cfg_1.pause`),
+      strict: fieldRef(model, `${Q}.dwrr_cfg_1.strict`),
+      maxDeficit: fieldRef(model, `${Q}.dwrr_cfg_1.max_deficit_cnt_size`),
       rlEn: fieldRef(model, `${Q}.rate_limit_cfg_1.en`),
       rlPause: fieldRef(model, `${Q}.rate_limit_cfg_1.pause`),
       rlMaxBurst: fieldRef(model, `${Q}.rate_limit_cfg_1.max_burst_size`),
@@ -169,6 +204,12 @@ export function m2sRefs(model: RegFileModel): M2SRefs {
     encode64k: fieldRef(model, 'M2S.cfg_len.encode_64k'),
     maxDescPerPkt: fieldRef(model, 'M2S_rd.desc_pref_cfg_2.max_desc_per_pkt'),
     forceRR: fieldRef(model, 'M2S_rd.desc_pref_cfg_2.pref_force_rr'),
+    weightInc: fieldRef(model, 'M2S_dwrr.cfg_sched.weight_inc'),
+    highPriority: fieldRef(model, 'AXI_M2S_MLA.high_priority.enable'),
+    compFifoDepth: fieldRef(model, 'M2S_comp.cfg_1c.comp_fifo_depth'),
+    unackFifoDepth: fieldRef(model, 'M2S_comp.cfg_1c.unack_fifo_depth'),
+    compFreeMin: fieldRef(model, 'M2S_comp.cfg_1c.q_free_min'),
+    coalTimer: fieldRef(model, 'M2S_comp.cfg_coal.timer'),
     enDwrr: fieldRef(model, 'M2S_dwrr.cfg_sched.en_dwrr'),
     pktModeEn: fieldRef(model, 'M2S_dwrr.cfg_sched.pkt_mode_en'),
     incFactor: fieldRef(model, 'M2S_dwrr.cfg_sched.inc_factor'),

@@ -24,6 +24,7 @@ import { MockRegisterFile } from '../register-file.ts';
 import type { ServiceTrace } from '../service-trace.ts';
 import type { Arbiter } from './arbiter.ts';
 import { ArbitrationPipeline } from './arbitration.ts';
+import type { CompletionLog } from './completion.ts';
 import { INITIAL_RING_ID, UdmaCore, pendingOf } from './core.ts';
 import { mirrorStatus, statusOf } from './faults.ts';
 import { m2sRefs, s2mRefs } from './refs.ts';
@@ -97,18 +98,35 @@ export class MockUdmaUnit implements UdmaUnitIO {
     return this.c.packetsServed;
   }
 
+  /** Every completion entry written, in order, with its cycle (docs/mock-arbitration.md). */
+  get completions(): CompletionLog {
+    return this.pipeline.completions;
+  }
+
+  /** Every descriptor prefetch grant, in order: queue, first slot, burst, cycle. */
+  get prefetches(): CompletionLog {
+    return this.pipeline.prefetches;
+  }
+
   // -------------------------------------------------------------------------------------------
   // Register side effects.
 
   private installHooks(): void {
     const c = this.c;
     const M = c.M;
-    const onAnyWrite = (): void => {
-      c.dirty = true;
+    // A doorbell changes one queue's state; any other write may change the configuration.
+    const bells = new Set<number>();
+    const m2sBells = new Set<number>();
+    for (const r of M.q) m2sBells.add(r.doorbell);
+    for (const r of c.S.q) bells.add(r.doorbell);
+    this.m2s.afterWrite = (inst) => {
+      if (!m2sBells.has(inst.offset)) this.pipeline.configDirty = true;
       this.mayRun = true;
     };
-    this.m2s.afterWrite = onAnyWrite;
-    this.s2m.afterWrite = onAnyWrite;
+    this.s2m.afterWrite = (inst) => {
+      if (!bells.has(inst.offset)) this.pipeline.configDirty = true;
+      this.mayRun = true;
+    };
     const beforeRead = (): void => this.catchUp();
     this.m2s.beforeRead = beforeRead;
     this.s2m.beforeRead = beforeRead;
@@ -176,6 +194,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
       st.stalled[q] = 0;
       mirrorStatus(this.c, half, q);
     }
+    this.pipeline.touched(q);
     if (this.autoRun === 'on-doorbell' && !this.running) this.runUntilIdle();
   }
 
@@ -204,7 +223,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
       this.arbiter.resetQueue(q, c.M.deficitInit.read(c.mw));
       this.pipeline.limits.resetQueue(q);
     }
-    c.dirty = true;
+    this.pipeline.resetQueue(half, q);
   }
 
   // -------------------------------------------------------------------------------------------

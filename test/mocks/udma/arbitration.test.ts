@@ -108,7 +108,8 @@ describe('arbitration driven by the registers', () => {
   it('DWRR weights 1:2:4 give byte shares within 5% of 1:2:4 over a long run', () => {
     const { dev, u, qps } = setup(3, 4096);
     modify(u.m2s, 'M2S_rd.desc_pref_cfg_2', { pref_force_rr: 0 });
-    modify(u.m2s, 'M2S_dwrr.cfg_sched', { en_dwrr: 1, inc_factor: 7 });
+    // weight_inc 0: textbook deficit round robin (the reset 2 grows the quantum per turn).
+    modify(u.m2s, 'M2S_dwrr.cfg_sched', { en_dwrr: 1, inc_factor: 7, weight_inc: 0 });
     const weights = [1, 2, 4];
     weights.forEach((w, q) => {
       wr(u.m2s, `M2S_Q[${q}].dwrr_cfg_2`, 3);
@@ -280,6 +281,7 @@ describe('arbitration driven by the registers', () => {
         startCycle: 0,
         endCycle: 11,
         qQos: 0,
+        stage: 'scheduler',
       },
       {
         order: 1,
@@ -290,6 +292,7 @@ describe('arbitration driven by the registers', () => {
         startCycle: 11,
         endCycle: 13,
         qQos: 5,
+        stage: 'scheduler',
       },
     ]);
     expect(dev.serviceTrace.bytesPerQueue(0, 2)).toEqual([640, 64]);
