@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { NxdmaError } from '../../common/errors.ts';
+import { jsonPath, zodIssues } from '../../common/zod-issues.ts';
 import { DMA_QOS_CLASS_NAMES } from '../../csr/formats/qos-class.ts';
 import {
   ArchLevel,
@@ -430,12 +431,14 @@ export type CollectiveInstructionInput = z.input<typeof CollectiveInstructionSch
 export type ProgramOptionsInput = z.input<typeof OptionsSchema>;
 export type Instruction = z.output<typeof InstructionSchema>;
 
-/** Renders a zod path as a JSON path: `$.functions[0].blocks[1].instructions[2].src`. */
-export function jsonPath(path: readonly PropertyKey[]): string {
-  let s = '$';
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
-  return s;
-}
+/** A JSON path: `$.functions[0].blocks[1].instructions[2].src` (common/zod-issues.ts). */
+export { jsonPath };
+
+/** The program format, as zod issues name it. */
+const PROGRAM_FORMAT_DOC = {
+  name: 'the program format',
+  schema: 'compiler/ir/program.schema.json',
+};
 
 export interface ProgramIssue {
   path: string;
@@ -479,7 +482,7 @@ export function parseProgramShape(json: unknown, file?: string): CheckedProgram 
   const r = ProgramSchema.safeParse(json);
   if (r.success) return r.data;
   programInvalid(
-    r.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message })),
+    zodIssues(r.error, json, PROGRAM_FORMAT_DOC).map((i) => ({ path: i.path, message: i.message })),
     file,
   );
 }
