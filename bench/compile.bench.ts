@@ -223,6 +223,13 @@ async function measureSize(nDmas: number, runs: number): Promise<SizeResult> {
   let mod: Module | null = null;
   let cols: YardstickInput | null = null;
   let sink = 0;
+  // the heap with no module alive, read once before the runs after the collector's concurrent
+  // sweeping is done (a pause, then collect again): a run's own starting heap may still count the
+  // previous run's module
+  fullGc();
+  await new Promise((r) => setTimeout(r, 200));
+  fullGc();
+  const before = heapUsed();
   // each compile on a freshly built module; the yardstick runs on that module's columns and its
   // bindings are compared with the compiled module
   const t = measureAgainst(
@@ -249,9 +256,7 @@ async function measureSize(nDmas: number, runs: number): Promise<SizeResult> {
   const dmas = countDmas(m);
   const label = sizeLabel(nDmas);
   const buildMs = spread(samples.map((x) => x.buildMs)).median;
-  // the heap with no module alive: the least of the runs' starting heaps (a run may start before
-  // the previous module is collected)
-  const heap0 = Math.min(...samples.map((x) => x.heap0));
+  const heap0 = Math.min(before, ...samples.map((x) => x.heap0));
   const peakBytes = Math.max(...samples.map((x) => x.peak)) - heap0;
   const irBytes = spread(samples.map((x) => x.heapIR)).median - heap0;
   let longestPause = 0;
