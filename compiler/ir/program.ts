@@ -9,17 +9,18 @@
  */
 import { z } from 'zod';
 import { NxdmaError } from '../../common/errors.ts';
+import { jsonPath, zodIssues } from '../../common/zod-issues.ts';
 import { DMA_QOS_CLASS_NAMES } from '../../csr/formats/qos-class.ts';
 import {
   ArchLevel,
   COMPUTE_OPS,
+  DGELevels,
+  DGEType,
+  DMAKind,
   DTYPE_NAMES,
-  type DGELevelName,
-  type DGETypeName,
-  type DMAKindName,
-  type EdgeKindName,
-  type EngineTypeName,
-  type TensorKindName,
+  EdgeKind,
+  EngineType,
+  TensorKind,
 } from './enums.ts';
 import { DMA_OPS } from './predicates.ts';
 import { isValidInstruction } from './program-check.ts';
@@ -38,52 +39,26 @@ export const AddressSchema = z
   ])
   .describe('byte address or size: a non-negative safe integer or a hex string "0x..."');
 
-const engineName = z.enum([
-  'Unassigned',
-  'Pool',
-  'Activation',
-  'PE',
-  'DMA',
-  'DVE',
-  'SP',
-] as const satisfies readonly EngineTypeName[]);
-const dgeTypeName = z.enum([
-  'None',
-  'SWDGE',
-  'HWDGE',
-  'Unassigned',
-] as const satisfies readonly DGETypeName[]);
-const dgeLevelName = z.enum([
-  'spill_reload',
-  'scalar_dynamic_offset',
-  'vector_dynamic_offsets',
-  'dynamic_size',
-  'dst_reduce',
-  'transpose',
-] as const satisfies readonly DGELevelName[]);
-const dmaKindName = z.enum([
-  'Generic',
-  'IO',
-  'DGE',
-  'CCE',
-] as const satisfies readonly DMAKindName[]);
-const edgeKindName = z.enum([
-  'Ordered',
-  'Anti',
-  'Output',
-  'Flow',
-] as const satisfies readonly EdgeKindName[]);
-const tensorKindName = z.enum([
-  'Output',
-  'Input',
-  'InputOutput',
-  'Const',
-  'Pointer',
-  'Internal',
-  'Scratch',
-  'Semaphore',
-  'Spill',
-] as const satisfies readonly TensorKindName[]);
+/**
+ * A zod enum of the names of one of enums.ts's tables, in its order, without `Invalid` (a value
+ * the format never takes).
+ */
+function namesOf<T extends Record<string, number>>(table: T) {
+  const keys = Object.keys(table).filter((k) => k !== 'Invalid') as Exclude<
+    keyof T & string,
+    'Invalid'
+  >[];
+  return z.enum(
+    keys as [Exclude<keyof T & string, 'Invalid'>, ...Exclude<keyof T & string, 'Invalid'>[]],
+  );
+}
+
+const engineName = namesOf(EngineType);
+const dgeTypeName = namesOf(DGEType);
+const dgeLevelName = namesOf(DGELevels);
+const dmaKindName = namesOf(DMAKind);
+const edgeKindName = namesOf(EdgeKind);
+const tensorKindName = namesOf(TensorKind);
 /** The allowed values of a DMAQoSClass, as error messages name them. */
 export const QOS_CLASS_ALLOWED = 'P0..P14, Default, Unassigned (or an ordinal 0..16)';
 
@@ -430,12 +405,14 @@ export type CollectiveInstructionInput = z.input<typeof CollectiveInstructionSch
 export type ProgramOptionsInput = z.input<typeof OptionsSchema>;
 export type Instruction = z.output<typeof InstructionSchema>;
 
-/** Renders a zod path as a JSON path: `$.functions[0].blocks[1].instructions[2].src`. */
-export function jsonPath(path: readonly PropertyKey[]): string {
-  let s = '$';
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
-  return s;
-}
+/** A JSON path: `$.functions[0].blocks[1].instructions[2].src` (common/zod-issues.ts). */
+export { jsonPath };
+
+/** The program format, as zod issues name it. */
+const PROGRAM_FORMAT_DOC = {
+  name: 'the program format',
+  schema: 'compiler/ir/program.schema.json',
+};
 
 export interface ProgramIssue {
   path: string;
@@ -479,7 +456,7 @@ export function parseProgramShape(json: unknown, file?: string): CheckedProgram 
   const r = ProgramSchema.safeParse(json);
   if (r.success) return r.data;
   programInvalid(
-    r.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message })),
+    zodIssues(r.error, json, PROGRAM_FORMAT_DOC).map((i) => ({ path: i.path, message: i.message })),
     file,
   );
 }

@@ -16,6 +16,7 @@
  * full loader), so commands that only read the shipped registers start fast.
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
+import { jsonPath, type PathSeg } from '../../common/zod-issues.ts';
 import type { AccessKind, FieldJson, Provenance, RegFileJson, RegisterJson } from './format.ts';
 import {
   REGISTER_BYTES,
@@ -34,7 +35,7 @@ import {
   type RegisterModel,
 } from './model.ts';
 
-export type PathSeg = string | number;
+export { jsonPath, type PathSeg };
 
 /** One problem found in a schema file. */
 export interface SchemaIssue {
@@ -45,16 +46,6 @@ export interface SchemaIssue {
   readonly message: string;
   readonly expected: string;
   readonly actual?: unknown;
-}
-
-export function jsonPath(segs: readonly PathSeg[]): string {
-  let s = '$';
-  for (const p of segs) {
-    if (typeof p === 'number') s += `[${p}]`;
-    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(p)) s += `.${p}`;
-    else s += `[${JSON.stringify(p)}]`;
-  }
-  return s;
 }
 
 function formatIssues(file: string, issues: readonly SchemaIssue[]): string {
