@@ -181,18 +181,22 @@ export function nestDescriptors(ctx: EmitContext, n: Nest, transpose: boolean): 
   const sStep = pad2(n.srcStep, 0);
   const dNum = pad2(n.dstNum, 1);
   const dStep = pad2(n.dstStep, 0);
+  // the fields every descriptor of the nest shares (DIRECT2D and DIRECT2D_XPOSE alike)
+  const common = {
+    dtype: ctx.dtype,
+    elem_size: es,
+    sem_num: NO_SEM,
+    priority_class: ctx.priorityClass,
+    src_bound_check: ctx.srcBound,
+    dst_bound_check: ctx.dstBound,
+  };
   for (let t = 0; t < count; t++) {
     const src = n.srcAddr + so * es;
     const dst = n.dstAddr + dOff * es;
     if (transpose) {
       out.push({
         kind: 'DIRECT2D_XPOSE',
-        dtype: ctx.dtype,
-        elem_size: es,
-        sem_num: NO_SEM,
-        priority_class: ctx.priorityClass,
-        src_bound_check: ctx.srcBound,
-        dst_bound_check: ctx.dstBound,
+        ...common,
         src_addr: src,
         dst_addr: dst,
         src_num_elem: [sNum[1], sNum[0]],
@@ -204,12 +208,7 @@ export function nestDescriptors(ctx: EmitContext, n: Nest, transpose: boolean): 
       out.push({
         kind: 'DIRECT2D',
         compute_op: ctx.computeOp,
-        dtype: ctx.dtype,
-        elem_size: es,
-        sem_num: NO_SEM,
-        priority_class: ctx.priorityClass,
-        src_bound_check: ctx.srcBound,
-        dst_bound_check: ctx.dstBound,
+        ...common,
         src_addr: src,
         dst_addr: dst,
         src_num_elem: sNum,
