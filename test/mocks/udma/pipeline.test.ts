@@ -74,7 +74,7 @@ describe('the prefetch arbiter (M2S_rd.desc_pref_cfg_2, cfg.AXI_qos, AXI_M2S_MLA
     expect(hp[0].queue).toBe(0);
   });
 
-  it('max_desc_burst and min_burst_below_thr bound a grant', () => {
+  it('AXI_M2S.desc_rd_cfg_3.max_desc_burst bounds a grant', () => {
     const burst = (b: number) =>
       run(1, 40, [64], (u) =>
         modify(u.m2s, 'AXI_M2S.desc_rd_cfg_3', { max_desc_burst: b }),
@@ -236,6 +236,7 @@ describe('the completion arbiter (M2S_comp / S2M_comp.cfg_1c, comp_cfg.dis_comp_
       if (Object.keys(s2m).length > 0) modify(u.s2m, 'S2M_comp.cfg_1c', s2m);
     };
   const writes = (u: MockUdmaUnit) => queues(u.completions.entries({ half: 'm2s' }));
+  const rxWrites = (u: MockUdmaUnit) => queues(u.completions.entries({ half: 's2m' }));
 
   it('QoS by AXI_qos (reset) writes the higher queue first; force_rr alternates', () => {
     const qos = writes(run(2, 4, [64, 64], comp({}), { completion: true }).u);
@@ -330,10 +331,9 @@ describe('the completion arbiter (M2S_comp / S2M_comp.cfg_1c, comp_cfg.dis_comp_
   });
 
   it('S2M_comp.cfg_1c.force_rr changes the RX completion order', () => {
-    const w = (u: MockUdmaUnit) => queues(u.completions.entries({ half: 's2m' }));
     const axiRx: Setup = (u) => modify(u.s2m, 'S2M_Q[1].cfg', { AXI_qos: 3 });
-    const qos = w(run(2, 2, [64, 64], axiRx, { completion: true }).u);
-    const rr = w(
+    const qos = rxWrites(run(2, 2, [64, 64], axiRx, { completion: true }).u);
+    const rr = rxWrites(
       run(
         2,
         2,
@@ -350,22 +350,20 @@ describe('the completion arbiter (M2S_comp / S2M_comp.cfg_1c, comp_cfg.dis_comp_
   });
 
   it('S2M_comp.cfg_1c.q_promotion keeps the RX queue being written', () => {
-    const w = (u: MockUdmaUnit) => queues(u.completions.entries({ half: 's2m' }));
     const rr =
       (promotion: number): Setup =>
       (u) =>
         modify(u.s2m, 'S2M_comp.cfg_1c', { force_rr: 1, q_promotion: promotion });
-    expect(w(run(2, 2, [64, 64], rr(0), { completion: true }).u)).toEqual([0, 1, 0, 1]);
-    expect(w(run(2, 2, [64, 64], rr(1), { completion: true }).u)).toEqual([0, 0, 1, 1]);
+    expect(rxWrites(run(2, 2, [64, 64], rr(0), { completion: true }).u)).toEqual([0, 1, 0, 1]);
+    expect(rxWrites(run(2, 2, [64, 64], rr(1), { completion: true }).u)).toEqual([0, 0, 1, 1]);
   });
 
   it('S2M_Q[q].cfg.AXI_qos alone orders the RX completion writes (higher first)', () => {
-    const w = (u: MockUdmaUnit) => queues(u.completions.entries({ half: 's2m' }));
     const axiRx =
       (v: number): Setup =>
       (u) =>
         modify(u.s2m, 'S2M_Q[1].cfg', { AXI_qos: v });
-    expect(w(run(2, 2, [64, 64], axiRx(0), { completion: true }).u)).toEqual([0, 1, 0, 1]);
-    expect(w(run(2, 2, [64, 64], axiRx(3), { completion: true }).u)).toEqual([1, 1, 0, 0]);
+    expect(rxWrites(run(2, 2, [64, 64], axiRx(0), { completion: true }).u)).toEqual([0, 1, 0, 1]);
+    expect(rxWrites(run(2, 2, [64, 64], axiRx(3), { completion: true }).u)).toEqual([1, 1, 0, 0]);
   });
 });
