@@ -74,13 +74,76 @@ describe('the prefetch arbiter (M2S_rd.desc_pref_cfg_2, cfg.AXI_qos, AXI_M2S_MLA
     expect(hp[0].queue).toBe(0);
   });
 
-  it('max_desc_burst and min_burst_below_thr bound a grant', () => {
+  it('AXI_M2S.desc_rd_cfg_3.max_desc_burst bounds a grant', () => {
     const burst = (b: number) =>
       run(1, 40, [64], (u) =>
         modify(u.m2s, 'AXI_M2S.desc_rd_cfg_3', { max_desc_burst: b }),
       ).u.prefetches.entries({ half: 'm2s' })[0].count;
     expect(burst(8)).toBe(8);
     expect(burst(3)).toBe(3);
+  });
+
+  it('M2S_Q[q].cfg.AXI_qos alone (pref_force_rr 0): the higher queue is fetched first; equal ones alternate', () => {
+    const qos0: Setup = (u) => modify(u.m2s, 'M2S_rd.desc_pref_cfg_2', { pref_force_rr: 0 });
+    const equal = run(2, 40, [64, 64], qos0).u.prefetches.entries({ half: 'm2s' });
+    const higher = run(2, 40, [64, 64], axi(0)).u.prefetches.entries({ half: 'm2s' });
+    expect(queues(equal, 4)).toEqual([0, 1, 0, 1]);
+    expect(queues(higher, 5)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  /**
+   * One queue, 42 one-descriptor packets, bursts of 8: five full bursts at cycle 0 and a trailing
+   * burst of 2, which goes at once when its minimum is at most 2 and is held back (until the FIFO
+   * needs it) when its minimum is above 2.
+   */
+  const trailing = (half: 'm2s' | 's2m', fields: Record<string, number>) => {
+    const es = run(1, 42, [64], (u) =>
+      half === 'm2s'
+        ? modify(u.m2s, 'M2S_rd.desc_pref_cfg_3', fields)
+        : modify(u.s2m, 'S2M_rd.desc_pref_cfg_3', fields),
+    ).u.prefetches.entries({ half });
+    expect(es.map((e) => e.count)).toEqual([8, 8, 8, 8, 8, 2]);
+    return es[5].cycle;
+  };
+
+  it('M2S desc_pref_cfg_3.min_burst_below_thr: a FIFO below pref_thr waits for a burst of that many', () => {
+    expect(trailing('m2s', { pref_thr: 255, min_burst_below_thr: 1 })).toBe(0);
+    expect(trailing('m2s', { pref_thr: 255, min_burst_below_thr: 4 })).toBeGreaterThan(0);
+  });
+
+  it('M2S desc_pref_cfg_3.min_burst_above_thr: a FIFO at or above pref_thr waits for a burst of that many', () => {
+    expect(trailing('m2s', { pref_thr: 1, min_burst_above_thr: 1 })).toBe(0);
+    expect(trailing('m2s', { pref_thr: 1, min_burst_above_thr: 4 })).toBeGreaterThan(0);
+  });
+
+  it('M2S desc_pref_cfg_3.pref_thr: a FIFO below it takes the smaller below-threshold burst', () => {
+    // Resets: min_burst_below_thr 1, min_burst_above_thr 4; the FIFO holds 40 at the last burst.
+    expect(trailing('m2s', { pref_thr: 64 })).toBe(0);
+    expect(trailing('m2s', { pref_thr: 16 })).toBeGreaterThan(0);
+  });
+
+  it('S2M desc_pref_cfg_3 min_burst_below_thr, min_burst_above_thr and pref_thr bound an RX burst', () => {
+    expect(trailing('s2m', { pref_thr: 255, min_burst_below_thr: 1 })).toBe(0);
+    expect(trailing('s2m', { pref_thr: 255, min_burst_below_thr: 4 })).toBeGreaterThan(0);
+    expect(trailing('s2m', { pref_thr: 1, min_burst_above_thr: 1 })).toBe(0);
+    expect(trailing('s2m', { pref_thr: 1, min_burst_above_thr: 4 })).toBeGreaterThan(0);
+    expect(trailing('s2m', { pref_thr: 64, min_burst_above_thr: 4 })).toBe(0);
+    expect(trailing('s2m', { pref_thr: 16, min_burst_above_thr: 4 })).toBeGreaterThan(0);
+  });
+
+  it('S2M_rd.desc_pref_cfg_2.pref_force_rr 0: the higher S2M_Q AXI_qos queue is fetched first; 1: alternate', () => {
+    const rx =
+      (forceRR: number, axiQos: number): Setup =>
+      (u) => {
+        modify(u.s2m, 'S2M_rd.desc_pref_cfg_2', { pref_force_rr: forceRR });
+        modify(u.s2m, 'S2M_Q[1].cfg', { AXI_qos: axiQos });
+      };
+    const fetched = (s: Setup) =>
+      queues(run(2, 40, [64, 64], s).u.prefetches.entries({ half: 's2m' }), 5);
+    expect(fetched(rx(0, 5))).toEqual([1, 1, 1, 1, 1]);
+    expect(fetched(rx(1, 5))).toEqual([0, 1, 0, 1, 0]);
+    // S2M_Q[q].cfg.AXI_qos alone.
+    expect(fetched(rx(0, 0))).toEqual([0, 1, 0, 1, 0]);
   });
 
   it('the service trace names the prefetch as the stage that decided while another queue waits for its LAST', () => {
@@ -173,6 +236,7 @@ describe('the completion arbiter (M2S_comp / S2M_comp.cfg_1c, comp_cfg.dis_comp_
       if (Object.keys(s2m).length > 0) modify(u.s2m, 'S2M_comp.cfg_1c', s2m);
     };
   const writes = (u: MockUdmaUnit) => queues(u.completions.entries({ half: 'm2s' }));
+  const rxWrites = (u: MockUdmaUnit) => queues(u.completions.entries({ half: 's2m' }));
 
   it('QoS by AXI_qos (reset) writes the higher queue first; force_rr alternates', () => {
     const qos = writes(run(2, 4, [64, 64], comp({}), { completion: true }).u);
@@ -220,6 +284,43 @@ describe('the completion arbiter (M2S_comp / S2M_comp.cfg_1c, comp_cfg.dis_comp_
     expect(cycles(early)[0]).toBeLessThan(end(early));
   });
 
+  it('M2S_Q[q].cfg.AXI_qos alone orders the completion writes (higher first)', () => {
+    const equal = writes(run(2, 4, [64, 64], () => {}, { completion: true }).u);
+    const higher = writes(run(2, 4, [64, 64], comp({}), { completion: true }).u);
+    expect(equal).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
+    expect(higher).toEqual([1, 1, 1, 1, 0, 0, 0, 0]);
+  });
+
+  const firstWrite = (r: ReturnType<typeof run>) =>
+    r.u.completions.entries({ half: 'm2s' })[0].cycle;
+  const end = (r: ReturnType<typeof run>) => r.trace.at(-1)!.endCycle;
+
+  it('unack_fifo_depth: once that many entries wait, the half writes them', () => {
+    const late = run(2, 4, [64, 64], () => {}, { completion: true });
+    const early = run(
+      2,
+      4,
+      [64, 64],
+      (u) => modify(u.m2s, 'M2S_comp.cfg_1c', { unack_fifo_depth: 2 }),
+      {
+        completion: true,
+      },
+    );
+    expect(firstWrite(late)).toBe(end(late));
+    expect(firstWrite(early)).toBeLessThan(end(early));
+    expect(early.u.completions.entries({ half: 'm2s' }).length).toBe(8);
+  });
+
+  it('cfg_coal.timer: an entry waits at most that many cycles', () => {
+    const late = run(2, 4, [64, 64], () => {}, { completion: true });
+    const early = run(2, 4, [64, 64], (u) => wr(u.m2s, 'M2S_comp.cfg_coal', 4), {
+      completion: true,
+    });
+    expect(firstWrite(late)).toBe(end(late));
+    expect(firstWrite(early)).toBeLessThan(end(early));
+    expect(firstWrite(early) - early.trace[0].endCycle).toBeLessThanOrEqual(4);
+  });
+
   it("dis_comp_coal writes a queue's entries at once", () => {
     const coal = run(1, 4, [64], comp({}), { completion: true });
     const now = run(1, 4, [64], (u) => modify(u.m2s, 'M2S_Q[0].comp_cfg', { dis_comp_coal: 1 }), {
@@ -230,10 +331,9 @@ describe('the completion arbiter (M2S_comp / S2M_comp.cfg_1c, comp_cfg.dis_comp_
   });
 
   it('S2M_comp.cfg_1c.force_rr changes the RX completion order', () => {
-    const w = (u: MockUdmaUnit) => queues(u.completions.entries({ half: 's2m' }));
     const axiRx: Setup = (u) => modify(u.s2m, 'S2M_Q[1].cfg', { AXI_qos: 3 });
-    const qos = w(run(2, 2, [64, 64], axiRx, { completion: true }).u);
-    const rr = w(
+    const qos = rxWrites(run(2, 2, [64, 64], axiRx, { completion: true }).u);
+    const rr = rxWrites(
       run(
         2,
         2,
@@ -247,5 +347,23 @@ describe('the completion arbiter (M2S_comp / S2M_comp.cfg_1c, comp_cfg.dis_comp_
     );
     expect(qos).toEqual([1, 1, 0, 0]);
     expect(rr).toEqual([0, 1, 0, 1]);
+  });
+
+  it('S2M_comp.cfg_1c.q_promotion keeps the RX queue being written', () => {
+    const rr =
+      (promotion: number): Setup =>
+      (u) =>
+        modify(u.s2m, 'S2M_comp.cfg_1c', { force_rr: 1, q_promotion: promotion });
+    expect(rxWrites(run(2, 2, [64, 64], rr(0), { completion: true }).u)).toEqual([0, 1, 0, 1]);
+    expect(rxWrites(run(2, 2, [64, 64], rr(1), { completion: true }).u)).toEqual([0, 0, 1, 1]);
+  });
+
+  it('S2M_Q[q].cfg.AXI_qos alone orders the RX completion writes (higher first)', () => {
+    const axiRx =
+      (v: number): Setup =>
+      (u) =>
+        modify(u.s2m, 'S2M_Q[1].cfg', { AXI_qos: v });
+    expect(rxWrites(run(2, 2, [64, 64], axiRx(0), { completion: true }).u)).toEqual([0, 1, 0, 1]);
+    expect(rxWrites(run(2, 2, [64, 64], axiRx(3), { completion: true }).u)).toEqual([1, 1, 0, 0]);
   });
 });
