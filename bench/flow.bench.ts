@@ -19,7 +19,7 @@ import { compile } from '../compiler/passes/pipeline.ts';
 import { BdWriter, type RingCursor } from '../compiler/lower/bds.ts';
 import { countPieces, expandWalk, type AffineWalk } from '../compiler/lower/expand.ts';
 import { BD_MAX_LEN, LEN_CTRL, META_CTRL_PLAIN_COPY } from '../csr/formats/bd.ts';
-import { defaultRingBase, flowMock, prepareCompiled, runPrepared } from '../driver/flow/index.ts';
+import { defaultRingBase, flowMock, prepareCompiled, runPrepared } from '../flow/index.ts';
 import type { BenchResult } from './types.ts';
 
 const RING = 4096;

@@ -1,15 +1,14 @@
 /**
  * `--timeline <file>` of the nxdma commands: the mock's service trace drawn as an SVG
- * (mocks/timeline.ts) and written to a file. Only a mock device keeps a service trace, so the
+ * (flow/timeline.ts) and written to a file. Only a mock device keeps a service trace, so the
  * option is refused (bad input, before anything runs) on a mapped device.
  */
 import { basename, dirname, extname, join } from 'node:path';
 import { type InputSet, checkOutputFile, writeOutputFile } from '../common/files.ts';
-import type { Device } from '../csr/io.ts';
+import { serviceTraceOf, type Device } from '../csr/io.ts';
 import { badArg } from './input.ts';
-import { serviceTraceOf } from '../mocks/service-trace.ts';
-import { chromeTrace, type ChromeTraceOptions } from '../mocks/chrome-trace.ts';
-import { renderTimeline, type TimelineOptions, type TimelineResult } from '../mocks/timeline.ts';
+import { chromeTrace, type ChromeTraceOptions } from '../flow/chrome-trace.ts';
+import { renderTimeline, type TimelineOptions, type TimelineResult } from '../flow/timeline.ts';
 
 /** What a command reports about a timeline it wrote. */
 export interface TimelineJson {

@@ -17,4 +17,16 @@ export {
   type ErrorCode,
   type ErrorDetails,
 } from './errors.ts';
-export type { Device, DgeCoreIO, MemoryIO, RegisterIO, UdmaUnitIO } from '../csr/io.ts';
+export { isSimulated, serviceTraceOf } from '../csr/io.ts';
+export type {
+  Device,
+  DeviceFault,
+  DgeCoreIO,
+  MemoryIO,
+  RegisterIO,
+  ServiceTraceEntry,
+  ServiceTraceReader,
+  SimulatedDevice,
+  Simulation,
+  UdmaUnitIO,
+} from '../csr/io.ts';

@@ -91,3 +91,89 @@ export interface Device {
   dgeCore(core: number): DgeCoreIO;
   dgeCores(): number[];
 }
+
+/**
+ * One packet a simulated device's M2S arbiter granted, in grant order: the engine, queue, bytes,
+ * descriptors, the engine-cycle interval it occupied and the queue's q_qos at the time.
+ */
+export interface ServiceTraceEntry {
+  /** Grant order across the whole device, from 0. */
+  order: number;
+  engine: number;
+  queue: number;
+  bytes: number;
+  descriptors: number;
+  /** Engine cycle at which the packet started and ended (end exclusive). */
+  startCycle: number;
+  endCycle: number;
+  /** M2S_Q[queue].dwrr_cfg_2.q_qos when the packet was granted. */
+  qQos: number;
+}
+
+/** The read side of a simulated device's service trace. */
+export interface ServiceTraceReader {
+  /** Entries stored. */
+  readonly length: number;
+  /** Entries not stored (over the trace's limit, or recorded while it was off). */
+  readonly dropped: number;
+  /** Entry i as an object (0 <= i < length). */
+  at(i: number): ServiceTraceEntry;
+  /** All stored entries, optionally only those of one engine. */
+  entries(filter?: { engine?: number }): ServiceTraceEntry[];
+}
+
+/**
+ * An engine error a simulated device recorded: a memory fault (the engine aborts) or a queue
+ * stall (a descriptor the engine refused).
+ */
+export interface DeviceFault {
+  readonly engine: number;
+  readonly half: 'm2s' | 's2m';
+  readonly queue: number;
+  readonly kind: string;
+  /** True when the engine was aborted (memory faults); false for a queue stall. */
+  readonly aborted: boolean;
+  /** Faulting address (unmapped memory) or the descriptor's address. */
+  readonly address: number;
+  readonly message: string;
+}
+
+/**
+ * What a simulated device (the mock) offers beyond `Device`: it makes progress only when told to,
+ * records the engine errors it hits, and keeps a trace of what its arbiters served. A real device
+ * runs by itself and offers none of it. Test for it with `isSimulated`.
+ */
+export interface Simulation {
+  /** Moves at most one packet per engine; false when nothing can move. */
+  step(): boolean;
+  /** Runs every engine until nothing can move (or `maxPackets` were served); returns the packets served. */
+  runUntilIdle(opts?: { maxPackets?: number }): number;
+  /** Every engine error so far, engine by engine. */
+  faults(): readonly DeviceFault[];
+  /** The packets the M2S arbiters granted. */
+  readonly serviceTrace: ServiceTraceReader;
+}
+
+/** A Device that is also a Simulation. */
+export type SimulatedDevice = Device & Simulation;
+
+/** True when a device is a simulation (not hardware, and offers every Simulation member). */
+export function isSimulated(device: Device): device is SimulatedDevice {
+  const s = device as Device & Partial<Simulation>;
+  const t = s.serviceTrace as Partial<ServiceTraceReader> | null | undefined;
+  return (
+    !device.isHardware &&
+    typeof s.step === 'function' &&
+    typeof s.runUntilIdle === 'function' &&
+    typeof s.faults === 'function' &&
+    typeof t === 'object' &&
+    t !== null &&
+    typeof t.at === 'function' &&
+    typeof t.length === 'number'
+  );
+}
+
+/** The service trace a device keeps (a simulation), or null for one that keeps none (hardware). */
+export function serviceTraceOf(device: Device): ServiceTraceReader | null {
+  return isSimulated(device) ? device.serviceTrace : null;
+}

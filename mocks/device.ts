@@ -10,7 +10,7 @@
  *   dev.serviceTrace.entries();        // who was served when
  */
 import { NxdmaError } from '../common/errors.ts';
-import type { Device } from '../csr/io.ts';
+import type { Device, Simulation } from '../csr/io.ts';
 import { regFile } from '../csr/schema/files.ts';
 import type { RegFileModel } from '../csr/schema/model.ts';
 import { getProfile, hasEngine, profileEngines, type DeviceProfile } from '../csr/profiles.ts';
@@ -66,7 +66,7 @@ export interface MockDeviceOptions {
   registerTrace?: (ev: RegisterAccessEvent) => void;
 }
 
-export class MockDevice implements Device {
+export class MockDevice implements Device, Simulation {
   readonly name: string;
   readonly profile: string;
   readonly isHardware = false;

@@ -33,5 +33,3 @@ export { ServiceTrace } from './service-trace.ts';
 export type { ServiceTraceEntry } from './service-trace.ts';
 export { MockDgeCore, DgeHostWindow, DGE_CORE_KIND, DGE_BOOTED } from './dge-core.ts';
 export type { MockDgeCoreSpec } from './dge-core.ts';
-export { renderTimeline } from './timeline.ts';
-export type { TimelineEntry, TimelineLane, TimelineOptions, TimelineResult } from './timeline.ts';

@@ -6,34 +6,11 @@
  * Stored column-wise in typed arrays that grow by doubling, so recording a packet allocates
  * nothing in the steady state. Entries beyond `limit` are counted in `dropped`, not stored.
  */
-import type { Device } from '../csr/io.ts';
+import type { ServiceTraceEntry, ServiceTraceReader } from '../csr/io.ts';
 
-export interface ServiceTraceEntry {
-  /** Grant order across the whole device, from 0. */
-  order: number;
-  engine: number;
-  queue: number;
-  bytes: number;
-  descriptors: number;
-  /** Engine cycle at which the packet started and ended (end exclusive). */
-  startCycle: number;
-  endCycle: number;
-  /** M2S_Q[queue].dwrr_cfg_2.q_qos when the packet was granted. */
-  qQos: number;
-}
+export type { ServiceTraceEntry } from '../csr/io.ts';
 
-/** The service trace a device keeps (a MockDevice), or null for one that keeps none (a mapped device). */
-export function serviceTraceOf(device: Device): ServiceTrace | null {
-  const t = (device as { serviceTrace?: unknown }).serviceTrace;
-  return typeof t === 'object' &&
-    t !== null &&
-    typeof (t as ServiceTrace).at === 'function' &&
-    typeof (t as ServiceTrace).length === 'number'
-    ? (t as ServiceTrace)
-    : null;
-}
-
-export class ServiceTrace {
+export class ServiceTrace implements ServiceTraceReader {
   /** Largest number of entries kept. */
   limit: number;
   /** Entries not stored because the limit was reached (or recording was off). */

@@ -30,7 +30,7 @@ import {
   totalsOf,
   type FlowReport,
   type PreparedFlow,
-} from '../../driver/flow/index.ts';
+} from '../../flow/index.ts';
 import { CliExit, EXIT, exitCodeFor } from '../exit.ts';
 import { type ErrorJson, errorJson, errorLines } from '../contract.ts';
 import { InputSet } from '../../common/files.ts';

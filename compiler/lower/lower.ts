@@ -93,7 +93,7 @@ export interface LowerOptions {
   /**
    * The packet byte size of a DMA (0: packets are bounded by maxDescPerPacket only): the flow
    * gives the DGE host table's per-class bytes per packet (+0x18) and the CCE prio cap here
-   * (driver/flow/host-tables.ts). May throw LOWER_ERROR.
+   * (flow/host-tables.ts). May throw LOWER_ERROR.
    */
   packetBytes?: (d: PacketInfo) => number;
   /**

@@ -14,7 +14,14 @@
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
-import type { Device, MemoryIO, UdmaUnitIO } from '../../csr/io.ts';
+import {
+  isSimulated,
+  type Device,
+  type DeviceFault,
+  type MemoryIO,
+  type Simulation,
+  type UdmaUnitIO,
+} from '../../csr/io.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
 import { BD_MAX_LEN } from '../../csr/formats/bd.ts';
 import { dmaAllocator, type DmaAllocator } from './alloc.ts';
@@ -54,16 +61,11 @@ import { deviceShadow, type RegisterShadow } from './shadow.ts';
  * A device that only makes progress when told to (the mock). `step()` moves at most one packet
  * per engine and returns false when nothing can move. A real device runs by itself and is not one.
  */
-export interface DeviceClock {
-  step(): boolean;
-}
+export type DeviceClock = Pick<Simulation, 'step'>;
 
-/** The device's own clock when it has one (a non-hardware Device with a `step(): boolean`), else null. */
+/** The device's own clock when it is a simulation (csr/io.ts `isSimulated`), else null. */
 export function deviceClockOf(device: Device): DeviceClock | null {
-  const step = (device as Partial<DeviceClock>).step;
-  return !device.isHardware && typeof step === 'function'
-    ? (device as unknown as DeviceClock)
-    : null;
+  return isSimulated(device) ? device : null;
 }
 
 export interface UdmaEngineOptions {
@@ -948,26 +950,16 @@ export class UdmaEngine implements QueueOwner {
     for (const r of list) this.eio.write(r, r.encode({ [name]: 1 }, 0));
   }
 
-  /** The device's fault records when it keeps them (the mock does), else null. */
-  private deviceFaults(): object[] | null {
-    const f = (this.device as unknown as { faults?: () => object[] }).faults;
-    return typeof f === 'function' ? f.call(this.device) : null;
+  /** The device's fault records when it keeps them (a simulation does), else null. */
+  private deviceFaults(): readonly DeviceFault[] | null {
+    return isSimulated(this.device) ? this.device.faults() : null;
   }
 
   /** @internal QueueOwner: the latest unseen abort the device recorded for queue q. */
   faultOf(q: number): OpFault | null | undefined {
     const all = this.deviceFaults();
     if (all === null) return null;
-    type F = {
-      engine: number;
-      queue: number;
-      aborted: boolean;
-      address: number;
-      kind: string;
-      half: 'm2s' | 's2m';
-      message: string;
-    };
-    const mine = (all as F[]).filter(
+    const mine = all.filter(
       (f) => f.engine === this.engine && f.aborted && !this.seenFaults.has(f),
     );
     if (mine.length === 0) return null;

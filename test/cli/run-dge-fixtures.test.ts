@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FlowReport } from '../../driver/flow/index.ts';
+import type { FlowReport } from '../../flow/index.ts';
 import { nxdma as run } from './helpers.ts';
 
 const DIR = join(import.meta.dirname, '../fixtures/programs/dge');

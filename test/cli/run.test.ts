@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FlowReport, FlowTotals } from '../../driver/flow/index.ts';
+import type { FlowReport, FlowTotals } from '../../flow/index.ts';
 import { nxdma as run } from './helpers.ts';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples/programs');

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TimelineJson } from '../../cli/timeline.ts';
-import type { FlowReport } from '../../driver/flow/index.ts';
-import { qosColor } from '../../mocks/timeline.ts';
+import type { FlowReport } from '../../flow/index.ts';
+import { qosColor } from '../../flow/timeline.ts';
 import { classes, findAll, parseXml, type XmlElement } from '../mocks/xml.ts';
 import { nxdma } from './helpers.ts';
 

@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { simulateQosPlan } from '../../cli/qos-timeline.ts';
+import { simulateQosPlan } from '../../flow/qos-scenario.ts';
 import { parseQosPlan } from '../../driver/qos/index.ts';
-import type { FlowReport } from '../../driver/flow/index.ts';
-import type { ChromeTraceDocument, ChromeTraceEvent } from '../../mocks/chrome-trace.ts';
+import type { FlowReport } from '../../flow/index.ts';
+import type { ChromeTraceDocument, ChromeTraceEvent } from '../../flow/chrome-trace.ts';
 import { nxdma } from './helpers.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

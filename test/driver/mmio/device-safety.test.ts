@@ -27,7 +27,7 @@ import {
 } from '../../../driver/index.ts';
 import { unitOffset } from '../../../driver/mmio/profiles.ts';
 import { MockDevice } from '../../../mocks/index.ts';
-import { prepareFlow, runPrepared } from '../../../driver/flow/index.ts';
+import { prepareFlow, runPrepared } from '../../../flow/index.ts';
 import { expectReject } from '../../support/errors.ts';
 import { allocatedBytes, expectCode, fileBytes, removeFiles, sparseFile } from './helpers.ts';
 import { PLAN } from '../qos/plans.ts';

@@ -163,7 +163,7 @@ describe('the packed tarball', () => {
     expect(files).toContain('LICENSE');
     expect(files).toContain('docs/qos.md');
     for (const f of files) {
-      expect(f, f).not.toMatch(/^(test|bench|scripts|csr|driver|compiler|mocks|cli|common)\//);
+      expect(f, f).not.toMatch(/^(test|bench|scripts|csr|driver|compiler|mocks|flow|cli|common)\//);
       expect(f, f).not.toMatch(/\.ts$(?<!\.d\.ts)|\.map$|results\.json$/);
     }
     expect(files).not.toContain('docs/testing.md');

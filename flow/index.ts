@@ -1,6 +1,7 @@
 /**
- * The compile-to-ring flow: a program in, bytes moved through real rings on a Device, every byte
- * checked against the reference interpreter. docs/flow.md describes it.
+ * The flow layer, above the driver and the mock: the compile-to-ring flow (a program in, bytes
+ * moved through real rings on a Device, every byte checked against the reference interpreter;
+ * docs/flow.md), the QoS scenario runner, and the service-trace timeline and trace export.
  *
  *   const report = await runFlow(json, { makeDevice: flowMock });
  *   report.mismatches; // 0
@@ -44,3 +45,14 @@ export {
   type MismatchSample,
   type QueueReport,
 } from './report.ts';
+export {
+  QOS_TIMELINE_BYTES,
+  QOS_TIMELINE_MAX_QUEUE_BYTES,
+  QOS_TIMELINE_PACKETS,
+  simulateQosPlan,
+  type QosWorkload,
+} from './qos-scenario.ts';
+export { renderTimeline, timelineSvg, qosColor } from './timeline.ts';
+export type { TimelineEntry, TimelineLane, TimelineOptions, TimelineResult } from './timeline.ts';
+export { chromeTrace } from './chrome-trace.ts';
+export type { ChromeTraceDocument, ChromeTraceEvent, ChromeTraceOptions } from './chrome-trace.ts';

@@ -5,9 +5,9 @@
  * stride-permutation transposes), scalar and vector dynamic offsets, QoS classes, DMA-engine
  * fan-outs, trigger engines, compute instructions and loop bodies.
  */
-import { ProgramBuilder, type APArgs, type BlockBuilder } from '../../../compiler/ir/builder.ts';
-import type { DtypeName } from '../../../compiler/ir/enums.ts';
-import type { Program } from '../../../compiler/ir/program.ts';
+import { ProgramBuilder, type APArgs, type BlockBuilder } from '../../compiler/ir/builder.ts';
+import type { DtypeName } from '../../compiler/ir/enums.ts';
+import type { Program } from '../../compiler/ir/program.ts';
 
 export interface RandomKnobs {
   seed: number;

@@ -3,9 +3,9 @@
  * names come first: { passes, queues: [{ name, engine, qid, descriptors, bytes }], bytesMoved,
  * verifiedBytes, mismatches, arbitration }.
  */
-import type { Backend } from '../../compiler/lower/backend.ts';
-import type { DgeShape } from '../../compiler/lower/shape.ts';
-import type { ServiceTraceEntry } from '../../mocks/service-trace.ts';
+import type { Backend } from '../compiler/lower/backend.ts';
+import type { DgeShape } from '../compiler/lower/shape.ts';
+import type { ServiceTraceEntry } from '../csr/io.ts';
 
 export interface QueueReport {
   /** The DMAQueue's full name (alloc_queues). */

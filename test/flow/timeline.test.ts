@@ -10,9 +10,9 @@ import {
   renderTimeline,
   timelineSvg,
   type TimelineEntry,
-} from '../../mocks/timeline.ts';
-import { QueuePair, bringUp } from './helpers.ts';
-import { classes, findAll, parseXml, textOf, type XmlElement } from './xml.ts';
+} from '../../flow/timeline.ts';
+import { QueuePair, bringUp } from '../mocks/helpers.ts';
+import { classes, findAll, parseXml, textOf, type XmlElement } from '../mocks/xml.ts';
 
 const SRC = 0x400000;
 const DST = 2 ** 32;

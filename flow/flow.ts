@@ -9,29 +9,28 @@
  * device checks) runs before the first register or memory write. The flow uses only the Device
  * interface (csr/io.ts): the same code drives the mock and a mapped device.
  */
-import { checkSafetyFlags } from '../../common/flags.ts';
-import { NxdmaError, hex } from '../../common/errors.ts';
-import { interpret } from '../../compiler/interp/interpret.ts';
-import { initialImage, type MemoryImage } from '../../compiler/interp/memory.ts';
-import { qosClassName } from '../../compiler/ir/enums.ts';
-import { defaultQueueQos } from '../../csr/formats/qos-class.ts';
-import type { Module } from '../../compiler/ir/module.ts';
-import { compile, compileProgram, type CompileResult } from '../../compiler/passes/pipeline.ts';
-import type { PassReport } from '../../compiler/passes/pass.ts';
-import { PacketCut, expandWalk, type IndexReader } from '../../compiler/lower/expand.ts';
-import type { DgeHostTables } from '../../compiler/ir/module.ts';
+import { checkSafetyFlags } from '../common/flags.ts';
+import { NxdmaError, hex } from '../common/errors.ts';
+import { interpret } from '../compiler/interp/interpret.ts';
+import { initialImage, type MemoryImage } from '../compiler/interp/memory.ts';
+import { qosClassName } from '../compiler/ir/enums.ts';
+import { defaultQueueQos } from '../csr/formats/qos-class.ts';
+import type { Module } from '../compiler/ir/module.ts';
+import { compile, compileProgram, type CompileResult } from '../compiler/passes/pipeline.ts';
+import type { PassReport } from '../compiler/passes/pass.ts';
+import { PacketCut, expandWalk, type IndexReader } from '../compiler/lower/expand.ts';
+import type { DgeHostTables } from '../compiler/ir/module.ts';
 import {
   DEFAULT_MAX_DESC_PER_PACKET,
   lower,
   type LowerOptions,
   type LoweredProgram,
-} from '../../compiler/lower/lower.ts';
-import { formatMicroOp } from '../../csr/formats/dge-ops.ts';
-import { encodeDgeDescriptorBytes } from '../../csr/formats/dge-desc.ts';
-import type { DgeCoreIO, Device } from '../../csr/io.ts';
-import { serviceTraceOf } from '../../mocks/service-trace.ts';
-import { applyQos, type QosPlanInput } from '../qos/index.ts';
-import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../udma/ring.ts';
+} from '../compiler/lower/lower.ts';
+import { formatMicroOp } from '../csr/formats/dge-ops.ts';
+import { encodeDgeDescriptorBytes } from '../csr/formats/dge-desc.ts';
+import { serviceTraceOf, type DgeCoreIO, type Device } from '../csr/io.ts';
+import { applyQos, type QosPlanInput } from '../driver/qos/index.ts';
+import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../driver/udma/ring.ts';
 import { EpochHazards } from './hazards.ts';
 import { dataPathRules, hostTablesOf } from './host-tables.ts';
 import { mapQueues, type QueuePlacement } from './mapping.ts';
@@ -42,7 +41,7 @@ import type { FlowReport, FlowTrace, MismatchSample, QueueReport } from './repor
 export const DEFAULT_FLOW_RING = 65536;
 
 export interface FlowOptions {
-  /** The device. Default: flowMock() builds a mock for the program (driver/flow/mock.ts). */
+  /** The device. Default: flowMock() builds a mock for the program (flow/mock.ts). */
   device?: Device;
   /** Device address for the rings (256-byte aligned, mapped). Default: after the program's regions. */
   ringBase?: number;

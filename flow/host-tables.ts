@@ -16,14 +16,14 @@
  *   A packet that rounds down to 0 bytes is refused (LOWER_ERROR). When the host table also shapes
  *   a CCE DMA, the smaller packet wins.
  */
-import { NxdmaError } from '../../common/errors.ts';
-import { DMAKind } from '../../compiler/ir/enums.ts';
-import type { DgeHostTables, Module } from '../../compiler/ir/module.ts';
-import type { LowerOptions, PacketInfo } from '../../compiler/lower/lower.ts';
-import type { Device } from '../../csr/io.ts';
-import { readMailboxes, readPriorityClassMap } from '../dge/host.ts';
-import { effectiveDmaMask } from '../dge/mailbox.ts';
-import { cceReducePacketSize, maxCceElements } from '../runtime/prio-cap.ts';
+import { NxdmaError } from '../common/errors.ts';
+import { DMAKind } from '../compiler/ir/enums.ts';
+import type { DgeHostTables, Module } from '../compiler/ir/module.ts';
+import type { LowerOptions, PacketInfo } from '../compiler/lower/lower.ts';
+import type { Device } from '../csr/io.ts';
+import { readMailboxes, readPriorityClassMap } from '../driver/dge/host.ts';
+import { effectiveDmaMask } from '../driver/dge/mailbox.ts';
+import { cceReducePacketSize, maxCceElements } from '../driver/runtime/prio-cap.ts';
 
 /** The tables a module asks for, with the device's read in when it says 'device'. */
 export function hostTablesOf(m: Module, device: Device | null): DgeHostTables | null {

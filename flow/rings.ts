@@ -8,15 +8,15 @@
  * (strided pieces, multi-descriptor packets), so this file keeps the producer positions in the
  * queue's own RingProducers and rings the doorbells described by queueRegs.
  */
-import { NxdmaError, hex } from '../../common/errors.ts';
-import { BD_SIZE } from '../../csr/formats/bd.ts';
-import type { Device } from '../../csr/io.ts';
-import { BdWriter, type RingCursor } from '../../compiler/lower/bds.ts';
-import { UdmaEngine, deviceClockOf, type DeviceClock } from '../udma/engine.ts';
-import { queueRegs, ringDoorbells, type QueueRegs } from '../udma/queue-regs.ts';
-import type { UdmaQueue } from '../udma/queue.ts';
-import type { RingProducer } from '../udma/ring.ts';
-import { deviceShadow, type RegisterShadow } from '../udma/shadow.ts';
+import { NxdmaError, hex } from '../common/errors.ts';
+import { BD_SIZE } from '../csr/formats/bd.ts';
+import { isSimulated, type Device } from '../csr/io.ts';
+import { BdWriter, type RingCursor } from '../compiler/lower/bds.ts';
+import { UdmaEngine, deviceClockOf, type DeviceClock } from '../driver/udma/engine.ts';
+import { queueRegs, ringDoorbells, type QueueRegs } from '../driver/udma/queue-regs.ts';
+import type { UdmaQueue } from '../driver/udma/queue.ts';
+import type { RingProducer } from '../driver/udma/ring.ts';
+import { deviceShadow, type RegisterShadow } from '../driver/udma/shadow.ts';
 import type { QueuePlacement } from './mapping.ts';
 
 /** Descriptors per packet the engines accept (M2S_rd.desc_pref_cfg_2.max_desc_per_pkt). */
@@ -206,9 +206,8 @@ export class FlowRings {
       }
       return out;
     };
-    const run = (this.device as { runUntilIdle?: () => number }).runUntilIdle;
     if (this.clock !== null) {
-      if (typeof run === 'function') run.call(this.device);
+      if (isSimulated(this.device)) this.device.runUntilIdle();
       else while (this.clock.step());
       const stuck = busy();
       if (stuck.length > 0) throw this.stuckError(stuck, 'the device stopped');
@@ -239,8 +238,7 @@ export class FlowRings {
   }
 
   private stuckError(stuck: FlowQueue[], why: string): NxdmaError {
-    const faults = (this.device as { faults?: () => unknown[] }).faults;
-    const list = typeof faults === 'function' ? faults.call(this.device) : [];
+    const list = isSimulated(this.device) ? this.device.faults() : [];
     const detail = stuck.map((q) => {
       const e = this.engines.get(q.placement.engine)!;
       const st = e.queueStatus(q.placement.qid);
@@ -255,7 +253,7 @@ export class FlowRings {
     return new NxdmaError(
       'ENGINE_ERROR',
       `${why} with descriptors in flight on ${detail.map((d) => `udma${d.engine} queue ${d.qid} (${d.inFlight})`).join(', ')}` +
-        (list.length > 0 ? `: ${String((list[0] as { message?: string }).message ?? '')}` : ''),
+        (list.length > 0 ? `: ${list[0].message}` : ''),
       {
         where: detail.map((d) => `udma${d.engine} queue ${d.qid}`).join(', '),
         expected: 'every descriptor consumed',

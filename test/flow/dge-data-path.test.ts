@@ -1,17 +1,11 @@
 /** Seed 004 rules the compile-to-ring flow exercises end to end on the mock, each named after its rule. */
 import { describe, expect, it } from 'vitest';
-import { ProgramBuilder, type BlockBuilder } from '../../../compiler/ir/builder.ts';
-import { DTYPE_NAMES, type DtypeName } from '../../../compiler/ir/enums.ts';
-import type { Program } from '../../../compiler/ir/program.ts';
-import type { Device } from '../../../csr/io.ts';
-import { setPriorityClassMap } from '../../../driver/dge/host.ts';
-import {
-  defaultRingBase,
-  flowMock,
-  prepareFlow,
-  runFlow,
-  runPrepared,
-} from '../../../driver/flow/index.ts';
+import { ProgramBuilder, type BlockBuilder } from '../../compiler/ir/builder.ts';
+import { DTYPE_NAMES, type DtypeName } from '../../compiler/ir/enums.ts';
+import type { Program } from '../../compiler/ir/program.ts';
+import type { Device } from '../../csr/io.ts';
+import { setPriorityClassMap } from '../../driver/dge/host.ts';
+import { defaultRingBase, flowMock, prepareFlow, runFlow, runPrepared } from '../../flow/index.ts';
 
 const OPS = ['add', 'multiply', 'max', 'min'] as const;
 

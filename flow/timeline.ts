@@ -17,7 +17,7 @@
 import { NxdmaError } from '../common/errors.ts';
 import { escapeHtml } from '../csr/docs/escape.ts';
 import { DMA_QOS_CLASS_NAMES, DMAQoSClass, defaultQueueQos } from '../csr/formats/qos-class.ts';
-import type { ServiceTrace, ServiceTraceEntry } from './service-trace.ts';
+import type { ServiceTraceEntry, ServiceTraceReader } from '../csr/io.ts';
 
 /** What the timeline needs of a service-trace entry (ServiceTraceEntry has all of it). */
 export type TimelineEntry = Pick<
@@ -187,12 +187,12 @@ function clip(text: string, max: number): string {
 // ---------------------------------------------------------------------------------------------
 // input
 
-function isServiceTrace(t: unknown): t is ServiceTrace {
+function isServiceTrace(t: unknown): t is ServiceTraceReader {
   return (
     typeof t === 'object' &&
     t !== null &&
-    typeof (t as ServiceTrace).at === 'function' &&
-    typeof (t as ServiceTrace).length === 'number'
+    typeof (t as ServiceTraceReader).at === 'function' &&
+    typeof (t as ServiceTraceReader).length === 'number'
   );
 }
 
@@ -274,7 +274,7 @@ interface Bar {
  * report's `trace.service`). Throws BAD_ARGUMENT for an entry with a missing or negative field.
  */
 export function renderTimeline(
-  trace: ServiceTrace | readonly TimelineEntry[],
+  trace: ServiceTraceReader | readonly TimelineEntry[],
   opts: TimelineOptions = {},
 ): TimelineResult {
   let entries: readonly TimelineEntry[];
@@ -590,7 +590,7 @@ export function renderTimeline(
 
 /** renderTimeline(...).svg. */
 export function timelineSvg(
-  trace: ServiceTrace | readonly TimelineEntry[],
+  trace: ServiceTraceReader | readonly TimelineEntry[],
   opts: TimelineOptions = {},
 ): string {
   return renderTimeline(trace, opts).svg;

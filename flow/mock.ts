@@ -3,16 +3,16 @@
  * the rings, and the UDMA engines its queues are placed on. Engines do not run by themselves
  * (autoRun 'none'): the flow runs them between doorbells and reads.
  */
-import type { Device } from '../../csr/io.ts';
+import type { Device } from '../csr/io.ts';
 import {
   MAILBOX_NEVER_MASKS,
   encodeMailboxes,
   encodePriorityClassMap,
   mailboxAddress,
   priorityClassMapAddress,
-} from '../../csr/formats/dge-host.ts';
-import { MockDevice } from '../../mocks/device.ts';
-import type { MemoryRegionSpec } from '../../mocks/memory.ts';
+} from '../csr/formats/dge-host.ts';
+import { MockDevice } from '../mocks/device.ts';
+import type { MemoryRegionSpec } from '../mocks/memory.ts';
 import type { PreparedFlow } from './flow.ts';
 
 /** Size and alignment of the flow mock's DGE region (it holds the dge_host window). */

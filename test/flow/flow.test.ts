@@ -1,11 +1,11 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ProgramBuilder, type BlockBuilder } from '../../../compiler/ir/builder.ts';
-import type { Module } from '../../../compiler/ir/module.ts';
-import { compileProgram } from '../../../compiler/passes/pipeline.ts';
-import type { Program } from '../../../compiler/ir/program.ts';
-import type { Device, MemoryIO } from '../../../csr/io.ts';
+import { ProgramBuilder, type BlockBuilder } from '../../compiler/ir/builder.ts';
+import type { Module } from '../../compiler/ir/module.ts';
+import { compileProgram } from '../../compiler/passes/pipeline.ts';
+import type { Program } from '../../compiler/ir/program.ts';
+import type { Device, MemoryIO } from '../../csr/io.ts';
 import {
   defaultRingBase,
   flowMock,
@@ -14,10 +14,10 @@ import {
   runFlow,
   runPrepared,
   type FlowReport,
-} from '../../../driver/flow/index.ts';
-import { MockDevice } from '../../../mocks/device.ts';
+} from '../../flow/index.ts';
+import { MockDevice } from '../../mocks/device.ts';
 
-const EXAMPLES = join(import.meta.dirname, '../../../examples/programs');
+const EXAMPLES = join(import.meta.dirname, '../../examples/programs');
 
 function examples(): [string, unknown][] {
   return readdirSync(EXAMPLES)

@@ -10,7 +10,7 @@
  * time axis reads in cycles. Each event's args carry the packet's bytes, descriptors, q_qos and
  * grant order. The output is deterministic (the same trace gives the same document).
  */
-import type { ServiceTrace, ServiceTraceEntry } from './service-trace.ts';
+import type { ServiceTraceEntry, ServiceTraceReader } from '../csr/io.ts';
 
 /** One event of the Chrome trace event format (the subset written here). */
 export interface ChromeTraceEvent {
@@ -37,9 +37,9 @@ export interface ChromeTraceOptions {
   title?: string;
 }
 
-function entriesOf(trace: ServiceTrace | readonly ServiceTraceEntry[]): ServiceTraceEntry[] {
+function entriesOf(trace: ServiceTraceReader | readonly ServiceTraceEntry[]): ServiceTraceEntry[] {
   if (Array.isArray(trace)) return [...(trace as readonly ServiceTraceEntry[])];
-  const t = trace as ServiceTrace;
+  const t = trace as ServiceTraceReader;
   const out: ServiceTraceEntry[] = [];
   for (let i = 0; i < t.length; i++) out.push(t.at(i));
   return out;
@@ -47,7 +47,7 @@ function entriesOf(trace: ServiceTrace | readonly ServiceTraceEntry[]): ServiceT
 
 /** The service trace as a Chrome trace event document (see the module comment). */
 export function chromeTrace(
-  trace: ServiceTrace | readonly ServiceTraceEntry[],
+  trace: ServiceTraceReader | readonly ServiceTraceEntry[],
   opts: ChromeTraceOptions = {},
 ): ChromeTraceDocument {
   const entries = entriesOf(trace);
@@ -101,7 +101,7 @@ export function chromeTrace(
       args: { order: e.order, bytes: e.bytes, descriptors: e.descriptors, qQos: e.qQos },
     });
   }
-  const dropped = Array.isArray(trace) ? 0 : (trace as ServiceTrace).dropped;
+  const dropped = Array.isArray(trace) ? 0 : (trace as ServiceTraceReader).dropped;
   return {
     traceEvents: events,
     displayTimeUnit: 'ns',

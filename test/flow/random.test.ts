@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { flowMock, runFlow } from '../../../driver/flow/index.ts';
+import { flowMock, runFlow } from '../../flow/index.ts';
 import { randomProgram } from './random-program.ts';
 
 describe('random programs compiled and run on the mock', () => {

@@ -14,9 +14,9 @@
  * owners never share an engine. An owner with a sub id above 15, or with more than 16 queues, has
  * no place: LOWER_ERROR.
  */
-import { NxdmaError } from '../../common/errors.ts';
-import { ENGINE_TYPE_NAMES } from '../../compiler/ir/enums.ts';
-import type { DmaQueue, Module } from '../../compiler/ir/module.ts';
+import { NxdmaError } from '../common/errors.ts';
+import { ENGINE_TYPE_NAMES } from '../compiler/ir/enums.ts';
+import type { DmaQueue, Module } from '../compiler/ir/module.ts';
 
 /** Queues per UDMA engine (M2S_Q / S2M_Q instances). */
 export const QUEUES_PER_ENGINE = 16;
