@@ -11,7 +11,7 @@
  * `files.ts` builds the shipped schemas directly (the build and the test suite check them with the
  * full loader), so commands that only read the shipped registers start fast.
  */
-import { NxdmaError, hex } from '../../common/errors.ts';
+import { NxdmaError } from '../../common/errors.ts';
 import type { AccessKind, FieldJson, Provenance, RegFileJson, RegisterJson } from './format.ts';
 import { SCHEMA_RULES, type PathSeg, type RegisterScope, type SchemaRule } from './rules.ts';
 import {

@@ -13,7 +13,7 @@ import { NxdmaError, hex } from '../../common/errors.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
 import type { UdmaFileName } from '../udma/regs.ts';
 import { armingWarnings, planEngine } from './plan-engine.ts';
-import { parseQosPlan, type PlanEngine, type QosPlan, type QosPlanInput } from './plan.ts';
+import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 
 /** Where a planned value comes from: a class's default mapping, or the plan's own numbers. */
 export type QosOrigin = 'class' | 'explicit';
