@@ -35,27 +35,16 @@ class WordBuilder {
     }
     this.mask = (this.mask | s.mask) >>> 0;
     this.value = ((this.value & ~s.mask) | s.place(value)) >>> 0;
-    const pf: PlannedField =
-      queue !== undefined
-        ? {
-            name: s.name,
-            lsb: s.lsb,
-            width: s.width,
-            value,
-            origin,
-            inferred: f.inferred,
-            queue,
-            source,
-          }
-        : {
-            name: s.name,
-            lsb: s.lsb,
-            width: s.width,
-            value,
-            origin,
-            inferred: f.inferred,
-            source,
-          };
+    const pf: PlannedField = {
+      name: s.name,
+      lsb: s.lsb,
+      width: s.width,
+      value,
+      origin,
+      inferred: f.inferred,
+      ...(queue !== undefined ? { queue } : {}),
+      source,
+    };
     const fs = this.fields;
     let i = 0;
     while (i < fs.length && fs[i].name !== s.name) i++;
