@@ -5,14 +5,17 @@
  *
  * Also measured: the accessor over an opaque RegisterIO (every access a read32/write32 call)
  * against the same read-modify-write written by hand with read32/write32 on that IO; the full path
- * navigated each time (`m2s.M2S_Q[i & 15].dwrr_cfg_2.modify(...)`, 16 registers); and read() of a
- * two-field register (which returns a new frozen object) against a raw load and two shifts.
+ * navigated each time (`m2s.M2S_Q[i & 15].dwrr_cfg_2.modify(...)`, 16 registers); read() of a
+ * two-field register (a fresh plain object, both fields used) against a raw load and the same two
+ * extractions (goal: at most 2x); and readField of one field against a raw load and one extraction
+ * (goal: at most 2x). Every case is warmed alike and measured in interleaved rounds (measure.ts).
  *
  * Standalone: npx tsx bench/accessor.bench.ts [--quick]
  */
 import { pathToFileURL } from 'node:url';
 import type { RegisterIO } from '../csr/io.ts';
 import { ArrayRegisterIO, bindUdmaM2S, regFile, type UdmaM2SRegs } from '../csr/index.ts';
+import { MIN_RUNS, measureAll, timedResult } from './measure.ts';
 import type { BenchResult } from './types.ts';
 
 const Q3_DWRR_CFG_2 = 0x4084; // checked against the accessor below, not used by it
@@ -83,16 +86,22 @@ function accessorRead(m2s: UdmaM2SRegs, n: number): number {
   return s;
 }
 
-function time(f: () => unknown): number {
-  const t = process.hrtime.bigint();
-  f();
-  return Number(process.hrtime.bigint() - t);
+function rawReadOne(words: Uint32Array, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += words[PREF_CFG_2 >>> 2] & 0xfff;
+  return s;
+}
+
+function accessorReadField(m2s: UdmaM2SRegs, n: number): number {
+  const r = m2s.M2S_rd.desc_pref_cfg_2;
+  let s = 0;
+  for (let i = 0; i < n; i++) s += r.readField('max_desc_per_pkt');
+  return s;
 }
 
 export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const n = opts.quick ? 1_000_000 : 10_000_000;
-  const nRead = n / 10;
-  const reps = opts.quick ? 3 : 7;
+  const runs = opts.quick ? MIN_RUNS : 7;
   const model = regFile('udma_m2s');
   const rawMem = ArrayRegisterIO.withResetValues(model);
   const accMem = ArrayRegisterIO.withResetValues(model);
@@ -108,20 +117,25 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   }
   rawMem.words[Q3_DWRR_CFG_2 >>> 2] = accMem.words[Q3_DWRR_CFG_2 >>> 2] = 0xabcdef00;
   opaqueMem.words[Q3_DWRR_CFG_2 >>> 2] = 0xabcdef00;
+  rawMem.words[PREF_CFG_2 >>> 2] = accMem.words[PREF_CFG_2 >>> 2] = 0x10041;
 
-  const runs = {
+  const cases = {
     raw: () => rawModify(rawMem.words, n),
-    io: () => ioModify(opaque, n),
     acc: () => accessorModify(m2s, n),
+    io: () => ioModify(opaque, n),
     accOpaque: () => accessorModifyOpaque(m2sOpaque, n),
     raw16: () => rawModify16(rawMem.words, n),
     path16: () => pathModify16(m2s, n),
-    rawRead: () => rawRead(rawMem.words, nRead),
-    read: () => accessorRead(m2s, nRead),
+    rawRead: () => rawRead(rawMem.words, n),
+    read: () => accessorRead(m2s, n),
+    rawRead1: () => rawReadOne(rawMem.words, n),
+    readField: () => accessorReadField(m2s, n),
   };
-  type Key = keyof typeof runs;
-  // warm up, then check the accessor and the raw loop leave the same words
-  for (const k of Object.keys(runs) as Key[]) runs[k]();
+  // the same answers first (this also runs every case once before the warm-up)
+  if (cases.read() !== cases.rawRead() || cases.readField() !== cases.rawRead1()) {
+    throw new Error('accessor bench: read() / readField and the raw loads disagree');
+  }
+  for (const k of ['raw', 'acc', 'io', 'accOpaque', 'raw16', 'path16'] as const) cases[k]();
   for (let q = 0; q < 16; q++) {
     const off = 0x1084 + q * 0x1000;
     if (rawMem.read32(off) !== accMem.read32(off)) {
@@ -132,72 +146,59 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
     throw new Error('accessor bench: opaque-IO accessor and raw loop disagree');
   }
 
-  // interleaved repetitions; the best of each
-  const best = Object.fromEntries((Object.keys(runs) as Key[]).map((k) => [k, Infinity])) as Record<
-    Key,
-    number
-  >;
-  for (let r = 0; r < reps; r++) {
-    for (const k of Object.keys(runs) as Key[]) best[k] = Math.min(best[k], time(runs[k]));
-  }
-  const ns = (k: Key, count = n) => best[k] / count;
-  const common = `${n} modifies, best of ${reps} interleaved runs; words checked equal`;
-  const rawBaseline = {
-    name: 'raw Uint32Array read-modify-write of the same word',
-    value: ns('raw'),
-    unit: 'ns/op',
-  };
+  // warmed alike, interleaved rounds
+  const t = measureAll(cases, { runs, warmup: 1 });
+  const common = `${n} operations a run, words and values checked equal`;
+  const pair = (a: keyof typeof cases, b: keyof typeof cases) => ({ value: t[a], baseline: t[b] });
   return [
-    {
+    timedResult({
       metric: 'csr.modify.time',
       name: 'modify through a generated accessor (M2S_Q[3].dwrr_cfg_2.modify({ q_qos })) over ArrayRegisterIO',
-      value: ns('acc'),
       unit: 'ns/op',
-      baseline: rawBaseline,
-      ratio: ns('acc') / ns('raw'),
+      items: n,
+      timing: pair('acc', 'raw'),
+      baseline: { name: 'raw Uint32Array read-modify-write of the same word' },
       goal: '<= 2x the raw time',
-      notes: `${common}; ratio is time / baseline time`,
-    },
-    {
+      notes: common,
+    }),
+    timedResult({
       metric: 'csr.modifyOpaque.time',
       name: 'modify through a generated accessor over an opaque RegisterIO (read32/write32 calls)',
-      value: ns('accOpaque'),
       unit: 'ns/op',
-      baseline: {
-        name: 'the same read-modify-write by hand with read32/write32',
-        value: ns('io'),
-        unit: 'ns/op',
-      },
-      ratio: ns('accOpaque') / ns('io'),
-      notes: `${common}; the accessor's cost over the RegisterIO calls themselves (raw Uint32Array: ${ns('raw').toFixed(2)} ns)`,
-    },
-    {
+      items: n,
+      timing: pair('accOpaque', 'io'),
+      baseline: { name: 'the same read-modify-write by hand with read32/write32' },
+      notes: `${common}; the accessor's cost over the RegisterIO calls themselves`,
+    }),
+    timedResult({
       metric: 'csr.modifyPath16.time',
       name: 'modify with the path navigated each time (M2S_Q[i & 15].dwrr_cfg_2.modify), 16 registers',
-      value: ns('path16'),
       unit: 'ns/op',
-      baseline: {
-        name: 'raw read-modify-write of the same 16 words',
-        value: ns('raw16'),
-        unit: 'ns/op',
-      },
-      ratio: ns('path16') / ns('raw16'),
+      items: n,
+      timing: pair('path16', 'raw16'),
+      baseline: { name: 'raw read-modify-write of the same 16 words' },
       notes: `${common}; hold the register accessor in hot loops`,
-    },
-    {
+    }),
+    timedResult({
       metric: 'csr.read.time',
-      name: 'read() of M2S_rd.desc_pref_cfg_2 (a frozen object of 2 fields)',
-      value: ns('read', nRead),
+      name: 'read() of M2S_rd.desc_pref_cfg_2 (a plain object of 2 fields, both used)',
       unit: 'ns/op',
-      baseline: {
-        name: 'raw load and two field extractions',
-        value: ns('rawRead', nRead),
-        unit: 'ns/op',
-      },
-      ratio: ns('read', nRead) / ns('rawRead', nRead),
+      items: n,
+      timing: pair('read', 'rawRead'),
+      baseline: { name: 'raw load and the same two field extractions' },
       goal: '<= 2x',
-      notes: `${nRead} reads, best of ${reps}; dominated by Object.freeze of the result; use readField/readRaw in hot loops`,
-    },
+      notes: common,
+    }),
+    timedResult({
+      metric: 'csr.readField.time',
+      name: "readField('max_desc_per_pkt') of M2S_rd.desc_pref_cfg_2",
+      unit: 'ns/op',
+      items: n,
+      timing: pair('readField', 'rawRead1'),
+      baseline: { name: 'raw load and the same field extraction' },
+      goal: '<= 2x',
+      notes: common,
+    }),
   ];
 }
 

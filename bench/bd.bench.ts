@@ -12,7 +12,6 @@ import { pathToFileURL } from 'node:url';
 import {
   BD_SIZE,
   LEN_CTRL,
-  META_CTRL_PLAIN_COPY,
   encodeRx,
   encodeTx,
   BdRings,
@@ -21,6 +20,8 @@ import {
   type RxFields,
   type TxFields,
 } from '../csr/formats/bd.ts';
+import { MIN_RUNS, measureAll, timedResult } from './measure.ts';
+import { rawPair } from './raw-bd.ts';
 import type { BenchResult } from './types.ts';
 
 /** Descriptors per ring (a power of two so the slot is i & (RING - 1)). */
@@ -78,27 +79,11 @@ function emitPairs(rings: BdRings, n: number): void {
 
 function emitRaw(tx: Uint32Array, rx: Uint32Array, n: number): void {
   for (let i = 0; i < n; i++) {
-    const j = (i & (RING - 1)) * 4;
     const ring = ((i / RING) | 0) + 1;
     const w0 = (lenOf(i) & 0xffff) | ((ring & 3) << 24) | FIRST_LAST;
     const off = i * 65536;
-    const s = SRC_BASE + off;
-    const d = DST_BASE + off;
-    tx[j] = w0;
-    tx[j + 1] = META_CTRL_PLAIN_COPY;
-    tx[j + 2] = s >>> 0;
-    tx[j + 3] = (s / 4294967296) >>> 0;
-    rx[j] = w0;
-    rx[j + 1] = 0;
-    rx[j + 2] = d >>> 0;
-    rx[j + 3] = (d / 4294967296) >>> 0;
+    rawPair(tx, rx, (i & (RING - 1)) * 4, w0, w0, SRC_BASE + off, DST_BASE + off);
   }
-}
-
-function time(fn: () => void): number {
-  const t0 = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
 function same(a: ArrayBufferView, b: ArrayBufferView): boolean {
@@ -109,7 +94,7 @@ function same(a: ArrayBufferView, b: ArrayBufferView): boolean {
 
 export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const n = opts.quick ? 200_000 : 2_000_000;
-  const reps = opts.quick ? 3 : 7;
+  const runs = opts.quick ? MIN_RUNS : 7;
   const rings = () => [new Uint32Array(RING * 4), new Uint32Array(RING * 4)] as const;
   const [rawTx, rawRx] = rings();
   const [putTx32, putRx32] = rings();
@@ -138,75 +123,48 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
     }
   }
 
-  // interleaved repetitions; the best of each
-  const best = { raw: Infinity, pair: Infinity, put: Infinity, enc: Infinity, u8: Infinity };
-  for (let k = 0; k < reps; k++) {
-    best.raw = Math.min(
-      best.raw,
-      time(() => emitRaw(rawTx, rawRx, n)),
-    );
-    best.pair = Math.min(
-      best.pair,
-      time(() => emitPairs(pairs, n)),
-    );
-    best.put = Math.min(
-      best.put,
-      time(() => emitPut(putTx32, putRx32, n)),
-    );
-    best.enc = Math.min(
-      best.enc,
-      time(() => emitEncoded(encTx32, encRx32, n)),
-    );
-    best.u8 = Math.min(
-      best.u8,
-      time(() => emitEncoded(u8Tx, u8Rx, n)),
-    );
-  }
-  const descs = 2 * n;
-  const baseline = {
-    name: 'raw Uint32Array fill of the same bytes (no checks)',
-    value: descs / best.raw,
-    unit: 'descriptors/s',
-  };
-  const common = `${n} TX+RX pairs into ${RING}-descriptor rings, best of ${reps}; bytes checked equal`;
+  // warmed alike (above), interleaved rounds
+  const t = measureAll(
+    {
+      raw: () => emitRaw(rawTx, rawRx, n),
+      pair: () => emitPairs(pairs, n),
+      put: () => emitPut(putTx32, putRx32, n),
+      enc: () => emitEncoded(encTx32, encRx32, n),
+      u8: () => emitEncoded(u8Tx, u8Rx, n),
+    },
+    { runs, warmup: 0 },
+  );
+  const common = `${n} TX+RX pairs into ${RING}-descriptor rings; bytes checked equal`;
+  const emission = (metric: string, key: 'pair' | 'put' | 'enc' | 'u8', name: string) =>
+    timedResult({
+      metric,
+      name: `BD emission: ${name}`,
+      unit: 'descriptors/s',
+      items: 2 * n,
+      timing: { value: t[key], baseline: t.raw },
+      baseline: { name: 'raw Uint32Array fill of the same bytes (no checks)' },
+      notes: common,
+    });
   return [
     {
-      metric: 'bd.putCopyPair.throughput',
-      name: 'BD emission: BdRings.putCopyPair (validated TX+RX pair)',
-      value: descs / best.pair,
-      unit: 'descriptors/s',
-      baseline,
-      ratio: best.raw / best.pair,
+      ...emission(
+        'bd.putCopyPair.throughput',
+        'pair',
+        'BdRings.putCopyPair (validated TX+RX pair)',
+      ),
       goal: '>= 0.5x',
-      notes: common,
     },
-    {
-      metric: 'bd.putTxRx.throughput',
-      name: 'BD emission: putTx + putRx (validated) into Uint32Array rings',
-      value: descs / best.put,
-      unit: 'descriptors/s',
-      baseline,
-      ratio: best.raw / best.put,
-      notes: common,
-    },
-    {
-      metric: 'bd.encode.throughput',
-      name: 'BD emission: encodeTx + encodeRx (field objects) into Uint32Array rings',
-      value: descs / best.enc,
-      unit: 'descriptors/s',
-      baseline,
-      ratio: best.raw / best.enc,
-      notes: `${common}; the convenience form (reads a fields object per descriptor)`,
-    },
-    {
-      metric: 'bd.encodeBytes.throughput',
-      name: 'BD emission: encodeTx + encodeRx into Uint8Array rings',
-      value: descs / best.u8,
-      unit: 'descriptors/s',
-      baseline,
-      ratio: best.raw / best.u8,
-      notes: 'byte-wise stores (views not 4-byte aligned); informational',
-    },
+    emission('bd.putTxRx.throughput', 'put', 'putTx + putRx (validated) into Uint32Array rings'),
+    emission(
+      'bd.encode.throughput',
+      'enc',
+      'encodeTx + encodeRx (field objects) into Uint32Array rings',
+    ),
+    emission(
+      'bd.encodeBytes.throughput',
+      'u8',
+      'encodeTx + encodeRx into Uint8Array rings (byte-wise stores, views not 4-byte aligned)',
+    ),
   ];
 }
 

@@ -11,6 +11,7 @@ import { runInNewContext } from 'node:vm';
 import { ProgramBuilder, tileAP } from '../compiler/ir/builder.ts';
 import type { Module } from '../compiler/ir/module.ts';
 import { PIPELINE, compile } from '../compiler/passes/pipeline.ts';
+import { MIN_RUNS, Sections, measureAgainst, sizeLabel, spread, timedResult } from './measure.ts';
 import type { BenchResult } from './types.ts';
 
 setFlagsFromString('--expose-gc');
@@ -159,15 +160,17 @@ function fullGc(): void {
 }
 
 interface Sample {
-  passMs: number;
   buildMs: number;
   heap0: number;
   heapIR: number;
   peak: number;
 }
 
-/** Builds the IR of an n-DMA program and compiles it; times the passes and samples the heap. */
-function sample(nDmas: number): { m: Module; s: Sample } {
+/**
+ * Builds the IR of an n-DMA program and compiles it; times the passes (in `timed`: CPU and wall)
+ * and samples the heap after each pass (a heap-statistics call, microseconds, inside the timing).
+ */
+function sample(nDmas: number, timed: Sections): { m: Module; s: Sample } {
   fullGc();
   const heap0 = heapUsed();
   let program: ProgramBuilder | null = generateProgram(nDmas);
@@ -178,57 +181,53 @@ function sample(nDmas: number): { m: Module; s: Sample } {
   fullGc();
   const heapIR = heapUsed();
   let peak = heapIR;
-  let samplingMs = 0;
-  const t0 = performance.now();
-  compile(m, {
-    onPass: () => {
-      const ts = performance.now();
-      peak = Math.max(peak, heapUsed());
-      samplingMs += performance.now() - ts;
-    },
-  });
-  const passMs = performance.now() - t0 - samplingMs;
-  return { m, s: { passMs, buildMs, heap0, heapIR, peak } };
+  timed.time(() =>
+    compile(m, {
+      onPass: () => {
+        peak = Math.max(peak, heapUsed());
+      },
+    }),
+  );
+  return { m, s: { buildMs, heap0, heapIR, peak } };
 }
 
-async function measure(nDmas: number, repeats: number): Promise<BenchResult[]> {
+async function measureSize(nDmas: number, runs: number): Promise<BenchResult[]> {
   const samples: Sample[] = [];
-  let m: Module | null = null;
-  for (let r = 0; r < repeats; r++) {
-    m = null;
-    const out = sample(nDmas);
-    m = out.m;
-    samples.push(out.s);
-  }
-  const mod = m!;
-  samples.sort((a, b) => a.passMs - b.passMs);
-  const med = samples[samples.length >> 1];
-  const dmas = countDmas(mod);
-
-  const tb = performance.now();
-  const sink = baselineLoop(mod, PIPELINE.length);
-  const baseMs = performance.now() - tb;
-
-  const rate = dmas / (med.passMs / 1000);
-  const baseRate = dmas / (baseMs / 1000);
-  const label = nDmas >= 1_000_000 ? `${nDmas / 1_000_000}M` : `${nDmas / 1000}k`;
-  const peakBytes = Math.max(...samples.map((x) => x.peak - x.heap0));
-  const irBytes = med.heapIR - med.heap0;
-  return [
+  let mod: Module | null = null;
+  let sink = 0;
+  // each compile on a freshly built module; the baseline walks the module the last compile made
+  const t = measureAgainst(
     {
+      sections: (_i, s) => {
+        mod = null; // let the previous module go before building the next
+        const out = sample(nDmas, s);
+        mod = out.m;
+        samples.push(out.s);
+      },
+    },
+    () => (sink += baselineLoop(mod!, PIPELINE.length)),
+    { runs, warmup: 0 },
+  );
+  const m = mod! as Module;
+  const dmas = countDmas(m);
+  const label = sizeLabel(nDmas);
+  const buildMs = spread(samples.map((x) => x.buildMs)).median;
+  // the heap with no module alive: the least of the runs' starting heaps (a run may start before
+  // the previous module is collected)
+  const heap0 = Math.min(...samples.map((x) => x.heap0));
+  const peakBytes = Math.max(...samples.map((x) => x.peak)) - heap0;
+  const irBytes = spread(samples.map((x) => x.heapIR)).median - heap0;
+  return [
+    timedResult({
       metric: `compile.${label}.throughput`,
       name: `compile.passes.${label}`,
-      value: Math.round(rate),
       unit: 'DMA instructions/s',
-      baseline: {
-        name: 'plain loop, one sweep per pass',
-        value: Math.round(baseRate),
-        unit: 'DMA instructions/s',
-      },
-      ratio: rate / baseRate,
+      items: dmas,
+      timing: t,
+      baseline: { name: 'plain loop, one sweep per pass' },
       goal: nDmas >= 1_000_000 ? '>= 500000 DMA instructions/s' : undefined,
-      notes: `${dmas} DMAs, ${mod.instrs.length} instructions, ${mod.queues.length} queues; passes ${med.passMs.toFixed(1)} ms (median of ${repeats}), IR build ${med.buildMs.toFixed(0)} ms (checksum ${sink % 10})`,
-    },
+      notes: `${dmas} DMAs, ${m.instrs.length} instructions, ${m.queues.length} queues; IR build ${buildMs.toFixed(0)} ms (not counted; checksum ${sink % 10})`,
+    }),
     {
       metric: `compile.${label}.memory`,
       name: `compile.memory.${label}`,
@@ -236,7 +235,7 @@ async function measure(nDmas: number, repeats: number): Promise<BenchResult[]> {
       unit: 'bytes/DMA (peak heap over start)',
       baseline: { name: 'IR after build', value: Math.round(irBytes / dmas), unit: 'bytes/DMA' },
       ratio: Math.round(peakBytes / dmas) / Math.round(irBytes / dmas),
-      notes: `peak ${mb(peakBytes)}, IR ${mb(irBytes)}; expected linear in program size (bytes/DMA flat from 10k to 1M)`,
+      notes: `peak ${mb(peakBytes)} (the largest of ${runs} runs), IR ${mb(irBytes)} (median), both over the least starting heap; expected linear in program size (bytes/DMA flat from 10k to 1M)`,
     },
   ];
 }
@@ -245,8 +244,8 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const sizes = opts.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
   const out: BenchResult[] = [];
   // warm-up: let the JIT optimise the passes before measuring (a cold 10k run is mostly tier-up)
-  for (let i = 0; i < 3; i++) sample(30_000);
-  for (const n of sizes) out.push(...(await measure(n, n >= 1_000_000 ? 1 : 5)));
+  for (let i = 0; i < 3; i++) sample(30_000, new Sections());
+  for (const n of sizes) out.push(...(await measureSize(n, MIN_RUNS)));
   return out;
 }
 

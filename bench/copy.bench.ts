@@ -10,10 +10,12 @@
  * Standalone: npx tsx bench/copy.bench.ts [--quick]
  */
 import { pathToFileURL } from 'node:url';
-import { BD_SIZE, LEN_CTRL, META_CTRL_PLAIN_COPY, putRx, putTx } from '../csr/formats/bd.ts';
+import { BD_SIZE, LEN_CTRL, putRx, putTx } from '../csr/formats/bd.ts';
 import { queueRegs } from '../driver/udma/queue-regs.ts';
 import { UdmaEngine, type CopyRequest } from '../driver/udma/index.ts';
 import { MockDevice } from '../mocks/index.ts';
+import { measureAll, timedResult } from './measure.ts';
+import { rawPair } from './raw-bd.ts';
 import type { BenchResult } from './types.ts';
 
 /** Descriptors per ring (one round fills it). */
@@ -30,8 +32,11 @@ const BATCH = 64;
 interface Rig {
   dev: MockDevice;
   eng: UdmaEngine;
+  /** The queue's TX and RX rings as words. */
   tx: Uint32Array;
   rx: Uint32Array;
+  /** Rings queue 0's TX and RX doorbells (tdrtp_inc / rdrtp_inc) with `n` new descriptors. */
+  doorbells(n: number): void;
 }
 
 function makeRig(checkBuffers: boolean): Rig {
@@ -46,11 +51,19 @@ function makeRig(checkBuffers: boolean): Rig {
   eng.bringUp();
   eng.initQueue(0, { tx: { base: TX_BASE, size: RING }, rx: { base: RX_BASE, size: RING } });
   const bytes = dev.memory.region('host').bytes;
+  const unit = dev.udma(0);
+  const Q = queueRegs(0);
+  const txDb = Q.m2s.doorbell.reg.offset;
+  const rxDb = Q.s2m.doorbell.reg.offset;
   return {
     dev,
     eng,
     tx: new Uint32Array(bytes.buffer, bytes.byteOffset + TX_BASE, RING * 4),
     rx: new Uint32Array(bytes.buffer, bytes.byteOffset + RX_BASE, RING * 4),
+    doorbells(n: number): void {
+      unit.s2m.write32(rxDb, n);
+      unit.m2s.write32(txDb, n);
+    },
   };
 }
 
@@ -68,45 +81,29 @@ function driverBatchRound(r: Rig, batches: CopyRequest[][]): void {
 /** The raw loop: the same descriptor words into the same rings, the same doorbells. */
 function rawRound(r: Rig, perDoorbell: number): void {
   const { tx, rx } = r;
-  const unit = r.dev.udma(0);
-  const Q = queueRegs(0);
-  const txDb = Q.m2s.doorbell.reg.offset;
-  const rxDb = Q.s2m.doorbell.reg.offset;
   const w0 = (CHUNK & 0xffff) | (1 << 24);
   for (let i = 0; i < RING; i++) {
-    const j = i * 4;
-    const s = SRC + i * CHUNK;
-    const d = DST + i * CHUNK;
-    tx[j] = w0 | LEN_CTRL.FIRST | LEN_CTRL.LAST;
-    tx[j + 1] = META_CTRL_PLAIN_COPY;
-    tx[j + 2] = s >>> 0;
-    tx[j + 3] = (s / 4294967296) >>> 0;
-    rx[j] = w0;
-    rx[j + 1] = 0;
-    rx[j + 2] = d >>> 0;
-    rx[j + 3] = (d / 4294967296) >>> 0;
-    if ((i + 1) % perDoorbell === 0) {
-      unit.s2m.write32(rxDb, perDoorbell);
-      unit.m2s.write32(txDb, perDoorbell);
-    }
+    rawPair(
+      tx,
+      rx,
+      i * 4,
+      w0 | LEN_CTRL.FIRST | LEN_CTRL.LAST,
+      w0,
+      SRC + i * CHUNK,
+      DST + i * CHUNK,
+    );
+    if ((i + 1) % perDoorbell === 0) r.doorbells(perDoorbell);
   }
 }
 
 /** The validated encoders alone (the floor of any checked path): same bytes, no driver. */
 function encodersRound(r: Rig, perDoorbell: number): void {
   const { tx, rx } = r;
-  const unit = r.dev.udma(0);
-  const Q = queueRegs(0);
-  const txDb = Q.m2s.doorbell.reg.offset;
-  const rxDb = Q.s2m.doorbell.reg.offset;
   const flags = LEN_CTRL.FIRST | LEN_CTRL.LAST;
   for (let i = 0; i < RING; i++) {
     putTx(tx, i * BD_SIZE, CHUNK, 1, flags, SRC + i * CHUNK);
     putRx(rx, i * BD_SIZE, CHUNK, 1, 0, DST + i * CHUNK);
-    if ((i + 1) % perDoorbell === 0) {
-      unit.s2m.write32(rxDb, perDoorbell);
-      unit.m2s.write32(txDb, perDoorbell);
-    }
+    if ((i + 1) % perDoorbell === 0) r.doorbells(perDoorbell);
   }
 }
 
@@ -115,18 +112,12 @@ function reset(r: Rig): void {
   r.eng.reset(0);
 }
 
-function timed(fn: () => void): number {
-  const t0 = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - t0) / 1e9;
-}
-
 function snapshot(r: Rig): Buffer {
   return Buffer.concat([Buffer.from(r.tx.slice().buffer), Buffer.from(r.rx.slice().buffer)]);
 }
 
 export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
-  const rounds = opts.quick ? 10 : 60;
+  const rounds = opts.quick ? 10 : 40;
   const checked = makeRig(true);
   const unchecked = makeRig(false);
   const raw = makeRig(false);
@@ -153,98 +144,70 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
     throw new Error('copy bench: encoders and raw loop wrote different rings');
   for (const r of [checked, raw]) reset(r);
 
-  const best = {
-    enc: Infinity,
-    copy: Infinity,
-    unchecked: Infinity,
-    batch: Infinity,
-    raw1: Infinity,
-    rawB: Infinity,
-  };
-  for (let k = 0; k < rounds; k++) {
-    best.raw1 = Math.min(
-      best.raw1,
-      timed(() => rawRound(raw, 1)),
-    );
-    reset(raw);
-    best.copy = Math.min(
-      best.copy,
-      timed(() => driverRound(checked)),
-    );
-    reset(checked);
-    best.unchecked = Math.min(
-      best.unchecked,
-      timed(() => driverRound(unchecked)),
-    );
-    reset(unchecked);
-    best.rawB = Math.min(
-      best.rawB,
-      timed(() => rawRound(raw, BATCH)),
-    );
-    reset(raw);
-    best.batch = Math.min(
-      best.batch,
-      timed(() => driverBatchRound(checked, batches)),
-    );
-    reset(checked);
-    best.enc = Math.min(
-      best.enc,
-      timed(() => encodersRound(raw, BATCH)),
-    );
-    reset(raw);
-  }
-  const descs = 2 * RING; // TX + RX per copy
-  const rate = (t: number) => descs / t;
-  const raw1 = {
-    name: 'raw fill of the same bytes + 2 doorbells per copy',
-    value: rate(best.raw1),
-    unit: 'descriptors/s',
-  };
-  const rawB = {
-    name: `raw fill of the same bytes + 2 doorbells per ${BATCH} copies`,
-    value: rate(best.rawB),
-    unit: 'descriptors/s',
-  };
-  const common = `${RING} copies of 64 KiB (one TX + one RX descriptor each) per round, best of ${rounds}; ring bytes checked equal`;
+  // each run on an empty queue (the reset is not timed); warmed alike, interleaved rounds
+  const t = measureAll(
+    {
+      raw1: { setup: () => reset(raw), run: () => rawRound(raw, 1) },
+      copy: { setup: () => reset(checked), run: () => driverRound(checked) },
+      unchecked: { setup: () => reset(unchecked), run: () => driverRound(unchecked) },
+      rawB: { setup: () => reset(raw), run: () => rawRound(raw, BATCH) },
+      batch: { setup: () => reset(checked), run: () => driverBatchRound(checked, batches) },
+      enc: { setup: () => reset(raw), run: () => encodersRound(raw, BATCH) },
+    },
+    { runs: rounds, warmup: 2 },
+  );
+  const common = `${RING} copies of 64 KiB (one TX + one RX descriptor each) a run; ring bytes checked equal`;
+  const raw1 = { name: 'raw fill of the same bytes + 2 doorbells per copy' };
+  const rawB = { name: `raw fill of the same bytes + 2 doorbells per ${BATCH} copies` };
+  const submission = (
+    metric: string,
+    key: 'copy' | 'unchecked' | 'batch' | 'enc',
+    base: 'raw1' | 'rawB',
+    name: string,
+    notes: string,
+    goal?: string,
+  ) =>
+    timedResult({
+      metric,
+      name,
+      unit: 'descriptors/s',
+      items: 2 * RING, // TX + RX per copy
+      timing: { value: t[key], baseline: t[base] },
+      baseline: base === 'raw1' ? raw1 : rawB,
+      goal,
+      notes: `${common}; ${notes}`,
+    });
   return [
-    {
-      metric: 'udma.copy.throughput',
-      name: 'copy submission: UdmaEngine.copy (checked buffers)',
-      value: rate(best.copy),
-      unit: 'descriptors/s',
-      baseline: raw1,
-      ratio: best.raw1 / best.copy,
-      goal: '>= 0.5x',
-      notes: `${common}; every copy validates its arguments and checks both buffers are mapped`,
-    },
-    {
-      metric: 'udma.copyUnchecked.throughput',
-      name: 'copy submission: UdmaEngine.copy (checkBuffers: false)',
-      value: rate(best.unchecked),
-      unit: 'descriptors/s',
-      baseline: raw1,
-      ratio: best.raw1 / best.unchecked,
-      notes: common,
-    },
-    {
-      metric: `udma.copyBatch${BATCH}.throughput`,
-      name: `copy submission: copyBatch of ${BATCH}`,
-      value: rate(best.batch),
-      unit: 'descriptors/s',
-      baseline: rawB,
-      ratio: best.rawB / best.batch,
-      goal: '>= 0.1x',
-      notes: `${common}; checked buffers. The raw loop is a few stores per descriptor; compare the encoders-alone line for the floor of any validated path`,
-    },
-    {
-      metric: 'udma.encodersFloor.throughput',
-      name: 'copy submission floor: putTx + putRx alone (validated encoders, no driver)',
-      value: rate(best.enc),
-      unit: 'descriptors/s',
-      baseline: rawB,
-      ratio: best.rawB / best.enc,
-      notes: `${common}; context for the copyBatch line: what validation in csr/formats/bd.ts costs by itself`,
-    },
+    submission(
+      'udma.copy.throughput',
+      'copy',
+      'raw1',
+      'copy submission: UdmaEngine.copy (checked buffers)',
+      'every copy validates its arguments and checks both buffers are mapped',
+      '>= 0.5x',
+    ),
+    submission(
+      'udma.copyUnchecked.throughput',
+      'unchecked',
+      'raw1',
+      'copy submission: UdmaEngine.copy (checkBuffers: false)',
+      'no buffer checks',
+    ),
+    submission(
+      `udma.copyBatch${BATCH}.throughput`,
+      'batch',
+      'rawB',
+      `copy submission: copyBatch of ${BATCH}`,
+      'checked buffers. The raw loop is a few stores per descriptor; compare the encoders-alone line for the floor of any validated path',
+      '>= 0.1x',
+    ),
+    submission(
+      'udma.encodersFloor.throughput',
+      'enc',
+      'rawB',
+      'copy submission floor: putTx + putRx alone (validated encoders, no driver)',
+      'context for the copyBatch line: what validation in csr/formats/bd.ts costs by itself',
+    ),
   ];
 }
 

@@ -15,7 +15,7 @@ import { buildDocs } from '../csr/docs/index.ts';
 import { REGFILE_NAMES, schemaDisplayPath, schemaPath } from '../csr/schema/files.ts';
 import { parseRegFile } from '../csr/schema/loader.ts';
 import type { RegFileModel } from '../csr/schema/model.ts';
-import { MIN_RUNS, measure, measureAgainst } from './measure.ts';
+import { MIN_RUNS, measureAll, timedResult } from './measure.ts';
 import type { BenchResult } from './types.ts';
 
 function loadFresh(): RegFileModel[] {
@@ -40,45 +40,38 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   let sink = jsonBytes;
 
   // Already warmed by the build above; cold runs each get freshly parsed models.
-  const coldT = measureAgainst(
-    (i) => buildDocs(fresh[i + 1]),
-    () => {
-      sink += JSON.stringify(models).length;
+  const t = measureAll(
+    {
+      cold: (i) => buildDocs(fresh[i + 1]),
+      warm: () => buildDocs(models),
+      json: () => {
+        sink += JSON.stringify(models).length;
+      },
     },
     { runs: reps, warmup: 0 },
   );
-  const warmT = measure(() => buildDocs(models), { runs: reps, warmup: 0 });
-  const cold = coldT.value.wallMs.min;
-  const warm = warmT.wallMs.min;
-  const base = coldT.baseline.wallMs.min;
   if (sink <= 0) throw new Error('unreachable');
-  const baseline = {
-    name: 'JSON.stringify of the three loaded models',
-    value: base,
-    unit: 'ms',
-  };
-  const common = `best of ${reps}; ${first.files.length} files, ${(bytes / 1024).toFixed(0)} KiB, ${svgs} SVG diagrams per format`;
+  const baseline = { name: 'JSON.stringify of the three loaded models' };
+  const common = `${first.files.length} files, ${(bytes / 1024).toFixed(0)} KiB, ${svgs} SVG diagrams per format`;
   return [
-    {
+    timedResult({
       metric: 'docs.build.cold.time',
       name: 'nxdma docs build, cold (3 register files, html + md, every diagram rendered)',
-      value: cold,
       unit: 'ms',
+      items: 1,
+      timing: { value: t.cold, baseline: t.json },
       baseline,
-      ratio: cold / base,
-      timing: coldT,
-      notes: `${common}; models parsed before timing; ratio is time / baseline time; the baseline writes ${(jsonBytes / 1048576).toFixed(1)} MiB (each word's instance repeats its block)`,
-    },
-    {
+      notes: `${common}; models parsed before timing; the baseline writes ${(jsonBytes / 1048576).toFixed(1)} MiB (each word's instance repeats its block)`,
+    }),
+    timedResult({
       metric: 'docs.build.warm.time',
       name: 'nxdma docs build, warm (diagrams cached per register)',
-      value: warm,
       unit: 'ms',
+      items: 1,
+      timing: { value: t.warm, baseline: t.json },
       baseline,
-      ratio: warm / base,
-      timing: { value: warmT, baseline: coldT.baseline },
       notes: common,
-    },
+    }),
   ];
 }
 

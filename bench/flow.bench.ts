@@ -6,8 +6,9 @@
  *    the same rings with no check. Two shapes: 1 MiB contiguous DMAs (64 KiB chunks) and strided
  *    2-D tiles (256-byte rows). Goal: at least 0.5x.
  * 2. End to end: compile + lower + run on the mock + verify a 100,000-DMA program (10,000 with
- *    --quick), against copying the same pieces with TypedArray.set into plain buffers (the least
- *    any engine must do to move those bytes). The notes split the time per stage.
+ *    --quick), against copying the same pieces with TypedArray.set into plain buffers plus a raw
+ *    fill of a descriptor pair for each piece (the least any engine must do to describe and move
+ *    those bytes). The notes split the CPU time per stage.
  *
  * Standalone: npx tsx bench/flow.bench.ts [--quick]
  */
@@ -18,8 +19,20 @@ import { initialImage } from '../compiler/interp/memory.ts';
 import { compile } from '../compiler/passes/pipeline.ts';
 import { BdWriter, type RingCursor } from '../compiler/lower/bds.ts';
 import { countPieces, expandWalk, type AffineWalk } from '../compiler/lower/expand.ts';
-import { BD_MAX_LEN, LEN_CTRL, META_CTRL_PLAIN_COPY } from '../csr/formats/bd.ts';
+import { BD_MAX_LEN, LEN_CTRL } from '../csr/formats/bd.ts';
 import { defaultRingBase, flowMock, prepareCompiled, runPrepared } from '../flow/index.ts';
+import {
+  MIN_RUNS,
+  measure,
+  measureAgainst,
+  measureAllAsync,
+  Sections,
+  sizeLabel,
+  spread,
+  timedResult,
+  type Case as Measured,
+} from './measure.ts';
+import { rawPair } from './raw-bd.ts';
 import type { BenchResult } from './types.ts';
 
 const RING = 4096;
@@ -105,16 +118,8 @@ function rawFill(c: Case, tx: Uint32Array, rx: Uint32Array, counts: number[]): n
           (pos === 0 ? LEN_CTRL.FIRST : 0) | (pos === 63 || p === total - 1 ? LEN_CTRL.LAST : 0);
         const s = wk.srcAddr + r * sPitch + off;
         const d = wk.dstAddr + r * dPitch + off;
-        const i = slot << 2;
         const w0 = (len & 0xffff) | (rid << 24) | flags;
-        tx[i] = w0;
-        tx[i + 1] = META_CTRL_PLAIN_COPY;
-        tx[i + 2] = s >>> 0;
-        tx[i + 3] = (s / 4294967296) >>> 0;
-        rx[i] = w0;
-        rx[i + 1] = 0;
-        rx[i + 2] = d >>> 0;
-        rx[i + 3] = (d / 4294967296) >>> 0;
+        rawPair(tx, rx, slot << 2, w0, w0, s, d);
         if (++slot === RING) {
           slot = 0;
           rid = (rid + 1) & 3;
@@ -127,28 +132,10 @@ function rawFill(c: Case, tx: Uint32Array, rx: Uint32Array, counts: number[]): n
   return n;
 }
 
-/**
- * Best rate (descriptor pairs / s) of `f` over `reps` timed rounds, each repeating it for at least
- * `minMs` (after a warm-up round).
- */
-function rate(f: () => number, reps: number, minMs = 40): number {
-  const round = (): number => {
-    const t0 = performance.now();
-    let n = 0;
-    let dt = 0;
-    do {
-      n += f();
-      dt = performance.now() - t0;
-    } while (dt < minMs);
-    return n / (dt / 1000);
-  };
-  round();
-  let best = 0;
-  for (let i = 0; i < reps; i++) best = Math.max(best, round());
-  return best;
-}
+/** Passes of an emission case a run: long enough for a steady CPU time. */
+const PASSES = 16;
 
-export function emissionBench(c: Case, reps: number): BenchResult {
+export function emissionBench(c: Case, runs: number): BenchResult {
   const counts = c.walks.map((w) => countPieces(w)); // not map(countPieces): its 2nd parameter is a packet cap
   const a = { tx: cursor(), rx: cursor() };
   const b = { tx: cursor(), rx: cursor() };
@@ -163,35 +150,30 @@ export function emissionBench(c: Case, reps: number): BenchResult {
       if (x[i] !== y[i]) throw new Error(`${c.name}: emission and raw fill differ at word ${i}`);
     }
   }
-  const fresh = () => ({ tx: cursor(), rx: cursor() });
-  const e = fresh();
-  const r = fresh();
-  const emitOnce = () => {
-    e.tx.tail = e.rx.tail = 0;
-    e.tx.ringId = e.rx.ringId = 1;
-    return emit(c, e.tx, e.rx, counts);
+  const e = { tx: cursor(), rx: cursor() };
+  const r = { tx: cursor(), rx: cursor() };
+  let pairs = 0;
+  const emitRun = () => {
+    for (let k = 0; k < PASSES; k++) {
+      e.tx.tail = e.rx.tail = 0;
+      e.tx.ringId = e.rx.ringId = 1;
+      pairs = emit(c, e.tx, e.rx, counts);
+    }
   };
-  const rawOnce = () => rawFill(c, r.tx.words!, r.rx.words!, counts);
-  let got = 0;
-  let raw = 0;
-  for (let i = 0; i < reps; i++) {
-    got = Math.max(got, rate(emitOnce, 1));
-    raw = Math.max(raw, rate(rawOnce, 1));
-  }
-  return {
+  const rawRun = () => {
+    for (let k = 0; k < PASSES; k++) rawFill(c, r.tx.words!, r.rx.words!, counts);
+  };
+  const t = measureAgainst(emitRun, rawRun, { runs, warmup: 2 });
+  return timedResult({
     metric: `flow.bd.${c.key}.throughput`,
     name: `flow: BD emission, ${c.name}`,
-    value: Math.round(got),
     unit: 'descriptor pairs/s',
-    baseline: {
-      name: 'raw Uint32Array fill of the same words',
-      value: Math.round(raw),
-      unit: 'descriptor pairs/s',
-    },
-    ratio: got / raw,
+    items: PASSES * pairs,
+    timing: t,
+    baseline: { name: 'raw Uint32Array fill of the same words' },
     goal: '>= 0.5x',
-    notes: `${counts.reduce((x, y) => x + y, 0)} pairs per pass; words compared equal`,
-  };
+    notes: `${pairs} pairs a pass, ${PASSES} passes a run; words compared equal`,
+  });
 }
 
 /** A program of `n` DMAs: 64-element fp32 loads (host -> sb) and saves (sb -> host), two queues. */
@@ -240,20 +222,8 @@ function bigProgram(n: number): ProgramBuilder {
   return b;
 }
 
-async function endToEnd(n: number): Promise<BenchResult[]> {
-  const t0 = performance.now();
-  const b = bigProgram(n);
-  const m = b.build();
-  const t1 = performance.now();
-  const r = compile(m);
-  const t2 = performance.now();
-  const p = prepareCompiled(r);
-  const t3 = performance.now();
-  const ringBase = defaultRingBase(p.module);
-  const report = await runPrepared(p, flowMock(p, ringBase, { traceLimit: 0 }), { ringBase });
-  const t4 = performance.now();
-  if (report.mismatches !== 0) throw new Error(`end-to-end run: ${report.mismatches} mismatches`);
-  // baseline: the same pieces copied with TypedArray.set between two plain buffers
+/** The same pieces copied with TypedArray.set, plus a raw fill of a descriptor pair for each. */
+function yardstick(p: ReturnType<typeof prepareCompiled>): () => number {
   const img = initialImage(p.module).regions.map((x) => x.bytes);
   const host = img[0];
   const sb = img[1];
@@ -261,14 +231,14 @@ async function endToEnd(n: number): Promise<BenchResult[]> {
   const sbBase = p.module.regions[1].base;
   const pieces: number[] = [];
   for (const d of p.lowered.dmas) {
-    for (const w of d.walks) {
-      expandWalk(w, { piece: (s, dd, l) => void pieces.push(s, dd, l) });
-    }
+    for (const w of d.walks) expandWalk(w, { piece: (s, dd, l) => void pieces.push(s, dd, l) });
   }
-  const b0 = performance.now();
-  let moved = 0;
-  for (let rep = 0; rep < 3; rep++) {
-    for (let i = 0; i < pieces.length; i += 3) {
+  const tx = new Uint32Array(RING * 4);
+  const rx = new Uint32Array(RING * 4);
+  const flags = LEN_CTRL.FIRST | LEN_CTRL.LAST;
+  return () => {
+    let moved = 0;
+    for (let i = 0, slot = 0; i < pieces.length; i += 3, slot = (slot + 1) & (RING - 1)) {
       const s = pieces[i];
       const d = pieces[i + 1];
       const l = pieces[i + 2];
@@ -276,46 +246,88 @@ async function endToEnd(n: number): Promise<BenchResult[]> {
       const dBuf = d >= hostBase ? host : sb;
       const so = s - (s >= hostBase ? hostBase : sbBase);
       const dOff = d - (d >= hostBase ? hostBase : sbBase);
+      const w0 = (l & 0xffff) | (1 << 24) | flags;
+      rawPair(tx, rx, slot << 2, w0, w0, s, d);
       dBuf.set(sBuf.subarray(so, so + l), dOff);
       moved += l;
     }
-  }
-  const b1 = performance.now();
-  const baseSec = (b1 - b0) / 3 / 1000;
-  const e2eSec = (t4 - t1) / 1000;
+    return moved;
+  };
+}
+
+async function endToEnd(n: number, runs: number): Promise<BenchResult[]> {
+  const stages = { compile: [] as number[], lower: [] as number[], run: [] as number[] };
+  let last: {
+    p: ReturnType<typeof prepareCompiled>;
+    descriptors: number;
+    epochs: number;
+    drains: number;
+  } | null = null;
+  const flow: Measured = {
+    sections: async (_i, sec) => {
+      const m = bigProgram(n).build(); // not counted
+      const cpu0 = sec.cpu;
+      const r = sec.time(() => compile(m));
+      const cpu1 = sec.cpu;
+      const p = sec.time(() => prepareCompiled(r));
+      const cpu2 = sec.cpu;
+      const ringBase = defaultRingBase(p.module);
+      const report = await sec.time(() =>
+        runPrepared(p, flowMock(p, ringBase, { traceLimit: 0 }), { ringBase }),
+      );
+      if (report.mismatches !== 0)
+        throw new Error(`end-to-end run: ${report.mismatches} mismatches`);
+      stages.compile.push(cpu1 - cpu0);
+      stages.lower.push(cpu2 - cpu1);
+      stages.run.push(sec.cpu - cpu2);
+      last = {
+        p,
+        descriptors: report.lowering.descriptors,
+        epochs: report.epochs,
+        drains: report.drains,
+      };
+    },
+  };
+  // one run first for the baseline's pieces (and as the flow's first warm-up)
+  await (flow as { sections: (i: number, s: Sections) => Promise<void> }).sections(
+    0,
+    new Sections(),
+  );
+  const got = last!;
+  const base = yardstick(got.p);
+  const t = await measureAllAsync({ flow, base }, { runs, warmup: 1 });
   // the reference interpreter alone, for the notes
-  const i0 = performance.now();
-  interpret(p.module, initialImage(p.module));
-  const i1 = performance.now();
+  const interp = measure(() => interpret(got.p.module, initialImage(got.p.module)), {
+    runs: MIN_RUNS,
+    warmup: 0,
+  });
+  const med = (xs: number[]) => spread(xs).median.toFixed(0);
+  const moved = base();
   return [
-    {
-      metric: `flow.${n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`}.throughput`,
+    timedResult({
+      metric: `flow.${sizeLabel(n)}.throughput`,
       name: `flow: compile + lower + run + verify, ${n.toLocaleString('en-US')} DMAs`,
-      value: Math.round(n / e2eSec),
       unit: 'DMAs/s',
+      items: n,
+      timing: { value: t.flow, baseline: t.base },
       baseline: {
-        name: 'TypedArray.set of the same pieces',
-        value: Math.round(n / baseSec),
-        unit: 'DMAs/s',
+        name: 'TypedArray.set of the same pieces plus a raw fill of a descriptor pair each',
       },
-      ratio: baseSec / e2eSec,
       goal: '>= 0.1x',
       notes:
-        'baseline: TypedArray.set of the pieces only (no descriptor fill); ' +
-        `total ${e2eSec.toFixed(2)} s: build ${((t1 - t0) / 1000).toFixed(2)} s (not counted), compile ${((t2 - t1) / 1000).toFixed(2)} s, ` +
-        `lower ${((t3 - t2) / 1000).toFixed(2)} s, run + verify ${((t4 - t3) / 1000).toFixed(2)} s ` +
-        `(reference interpreter ${((i1 - i0) / 1000).toFixed(2)} s of it); ${report.lowering.descriptors} descriptor pairs, ` +
-        `${report.epochs} epoch(s), ${report.drains} drains, ${(moved / 3 / 1048576).toFixed(1)} MiB moved`,
-    },
+        `build not counted; CPU medians: compile ${med(stages.compile)} ms, lower ${med(stages.lower)} ms, ` +
+        `run + verify ${med(stages.run)} ms (the reference interpreter alone ${interp.cpuMs.median.toFixed(0)} ms); ` +
+        `${got.descriptors} descriptor pairs, ${got.epochs} epoch(s), ${got.drains} drains, ${(moved / 1048576).toFixed(1)} MiB moved`,
+    }),
   ];
 }
 
 export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const quick = opts.quick === true;
   const out: BenchResult[] = [];
-  out.push(emissionBench(contiguousCase(quick ? 256 : 2048), quick ? 3 : 7));
-  out.push(emissionBench(stridedCase(quick ? 64 : 512), quick ? 3 : 7));
-  out.push(...(await endToEnd(quick ? 10_000 : 100_000)));
+  out.push(emissionBench(contiguousCase(quick ? 256 : 2048), quick ? MIN_RUNS : 7));
+  out.push(emissionBench(stridedCase(quick ? 64 : 512), quick ? MIN_RUNS : 7));
+  out.push(...(await endToEnd(quick ? 10_000 : 100_000, MIN_RUNS)));
   return out;
 }
 

@@ -17,8 +17,9 @@ import { registerMapOf } from '../csr/schema/map.ts';
 import { getInstance } from '../csr/schema/model.ts';
 import { MockDevice } from '../mocks/device.ts';
 import type { MockRegisterFile } from '../mocks/register-file.ts';
-import type { MockUdmaUnit } from '../mocks/udma-unit.ts';
-import type { BenchResult } from './types.ts';
+import type { MockUdmaUnit } from '../mocks/udma/unit.ts';
+import { MIN_RUNS, measureAgainst, timedResult } from './measure.ts';
+import type { BenchResult, Timing } from './types.ts';
 
 const HOST = 0;
 const DRAM = 2 ** 32;
@@ -98,22 +99,12 @@ function fillLap(
   }
 }
 
-function seconds(fn: () => void): number {
-  const t0 = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - t0) / 1e9;
-}
-
 /**
- * Runs `laps` laps of `ring` descriptors of `len` bytes through the mock, and the same chunks
- * with Buffer.copy, `reps` times interleaved; returns the best time of each per lap.
+ * Runs of one lap of `ring` descriptors of `len` bytes through the mock (the descriptors written
+ * and the doorbells rung before each run, not timed), and of the same chunks with Buffer.copy,
+ * warmed alike and interleaved.
  */
-function measure(
-  ring: number,
-  len: number,
-  laps: number,
-  reps: number,
-): { mock: number; copy: number; descriptors: number } {
+function measureLaps(ring: number, len: number, runs: number): { value: Timing; baseline: Timing } {
   const bytes = ring * len;
   const { dev, u, txRing, rxRing } = setup(ring, bytes);
   const src = HOST + 2 * ring * BD_SIZE;
@@ -125,79 +116,59 @@ function measure(
   let rid = 1;
   const doorbellTx = getInstance(u.m2s.model, 'M2S_Q[0].tdrtp_inc').offset;
   const doorbellRx = getInstance(u.s2m.model, 'S2M_Q[0].rdrtp_inc').offset;
-  let mock = Infinity;
-  let copy = Infinity;
-  let descriptors = 0;
-  const lap = (): number => {
-    fillLap(dev, txRing, rxRing, ring, len, rid, src, DRAM);
-    rid = (rid + 1) & 3;
-    u.s2m.write32(doorbellRx, ring);
-    u.m2s.write32(doorbellTx, ring);
-    let served = 0;
-    const t = seconds(() => {
-      served = u.runUntilIdle();
-    });
-    if (served !== ring) throw new Error(`mock bench: served ${served} of ${ring} packets`);
-    descriptors += ring;
-    return t;
+  const lap = {
+    setup: () => {
+      fillLap(dev, txRing, rxRing, ring, len, rid, src, DRAM);
+      rid = (rid + 1) & 3;
+      u.s2m.write32(doorbellRx, ring);
+      u.m2s.write32(doorbellTx, ring);
+    },
+    run: () => {
+      const served = u.runUntilIdle();
+      if (served !== ring) throw new Error(`mock bench: served ${served} of ${ring} packets`);
+    },
   };
-  const baseline = (): number =>
-    seconds(() => {
-      for (let i = 0; i < ring; i++) srcBuf.copy(dstBuf, i * len, i * len, (i + 1) * len);
-    });
+  const baseline = () => {
+    for (let i = 0; i < ring; i++) srcBuf.copy(dstBuf, i * len, i * len, (i + 1) * len);
+  };
   // Warm-up, then verify the mock moved the right bytes.
-  lap();
+  lap.setup();
+  lap.run();
   baseline();
   dram.fill(0);
-  lap();
+  lap.setup();
+  lap.run();
   if (!srcBuf.equals(dstBuf)) throw new Error('mock bench: destination differs from source');
-  for (let k = 0; k < reps; k++) {
-    let m = 0;
-    for (let l = 0; l < laps; l++) m += lap();
-    mock = Math.min(mock, m / laps);
-    let c = 0;
-    for (let l = 0; l < laps; l++) c += baseline();
-    copy = Math.min(copy, c / laps);
-  }
-  return { mock, copy, descriptors };
+  return measureAgainst(lap, baseline, { runs, warmup: 1 });
 }
 
 export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
-  const reps = opts.quick ? 2 : 5;
+  const runs = opts.quick ? MIN_RUNS : 15;
   // 64 KiB descriptors: 256 per lap = 16 MiB.
-  const big = measure(256, 65536, opts.quick ? 1 : 4, reps);
-  const bigBytes = 256 * 65536;
-  // 64-byte descriptors: 65,536 per lap (a full ring of the size issue 8 scales to).
-  const small = measure(65536, 64, opts.quick ? 1 : 4, reps);
+  const big = measureLaps(256, 65536, runs);
+  // 64-byte descriptors: 65,536 per lap (a full ring of the size the scale bench uses).
+  const small = measureLaps(65536, 64, runs);
   return [
-    {
+    timedResult({
       metric: 'mock.desc64k.throughput',
       name: 'mock copy, 64 KiB descriptors (host -> DRAM through rings)',
-      value: bigBytes / big.mock,
       unit: 'bytes/s',
-      baseline: {
-        name: 'Buffer.copy of the same 64 KiB chunks',
-        value: bigBytes / big.copy,
-        unit: 'bytes/s',
-      },
-      ratio: big.copy / big.mock,
+      items: 256 * 65536,
+      timing: big,
+      baseline: { name: 'Buffer.copy of the same 64 KiB chunks' },
       goal: '>= 0.5x',
-      notes: `256 descriptors per lap, best of ${reps}; destination checked equal to source`,
-    },
-    {
+      notes: '256 descriptors a run (one lap); destination checked equal to source',
+    }),
+    timedResult({
       metric: 'mock.desc64.throughput',
       name: 'mock copy, 64-byte descriptors',
-      value: 65536 / small.mock,
       unit: 'descriptors/s',
-      baseline: {
-        name: 'Buffer.copy of the same 64-byte chunks',
-        value: 65536 / small.copy,
-        unit: 'copies/s',
-      },
-      ratio: small.copy / small.mock,
+      items: 65536,
+      timing: small,
+      baseline: { name: 'Buffer.copy of the same 64-byte chunks', unit: 'copies/s' },
       goal: '>= 0.5x',
-      notes: `65,536-descriptor rings, one packet per descriptor, best of ${reps}; destination checked; the earlier absolute target was 2,000,000 descriptors/s`,
-    },
+      notes: '65,536-descriptor rings, one packet per descriptor, a lap a run; destination checked',
+    }),
   ];
 }
 

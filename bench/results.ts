@@ -10,6 +10,7 @@
  * DMA instructions/s`, compared with the value); a metric without a goal has no `met`.
  */
 import { NxdmaError } from '../common/errors.ts';
+import { MIN_RUNS } from './measure.ts';
 import type { BenchResult, Timing } from './types.ts';
 
 export type GoalOp = '<=' | '>=' | '<' | '>';
@@ -119,6 +120,33 @@ export interface Report {
   files: { file: string; seconds: number; metrics: string[]; error?: string }[];
 }
 
+/** A time or a rate (`ns/op`, `ms`, `ms per queue`, `descriptors/s`), as opposed to a count. */
+export function isTimedUnit(unit: string): boolean {
+  return /^(ns|us|ms|s)\b/.test(unit) || unit.endsWith('/s');
+}
+
+/**
+ * A timed figure carries the CPU and wall spreads of at least MIN_RUNS runs of the measured code,
+ * and of its baseline when the baseline is timed too; throws otherwise.
+ */
+function checkTiming(r: BenchResult, where: string): void {
+  const fail = (what: string): never => {
+    throw new NxdmaError('BAD_ARGUMENT', `${where}: ${what}`, {
+      where,
+      expected: `CPU and wall min/median/max of at least ${MIN_RUNS} runs (bench/measure.ts)`,
+      actual: r.timing,
+    });
+  };
+  if (!isTimedUnit(r.unit)) return;
+  if (!r.timing) fail(`a ${r.unit} figure without its timing`);
+  const t = r.timing!;
+  if (!(t.value.runs >= MIN_RUNS)) fail(`timed over ${t.value.runs} runs`);
+  if (r.baseline && isTimedUnit(r.baseline.unit)) {
+    if (!t.baseline) fail('a timed baseline without its timing');
+    if (!(t.baseline!.runs >= MIN_RUNS)) fail(`baseline timed over ${t.baseline!.runs} runs`);
+  }
+}
+
 /** Relative difference a bench's own ratio may have from value / baseline (rounded figures). */
 const RATIO_TOLERANCE = 0.01;
 
@@ -139,6 +167,7 @@ export function toMetric(r: BenchResult, file: string): Metric {
       actual: r.value,
     });
   }
+  checkTiming(r, where);
   let ratio: number | undefined;
   if (r.baseline) {
     if (!(Number.isFinite(r.baseline.value) && r.baseline.value > 0)) {

@@ -7,9 +7,9 @@
  *    the engine's run. Baseline: Buffer.copy of the same 64-byte chunks, same count. Linear means
  *    descriptors/s (and the ratio) flat across the three sizes.
  * 2. 16 engines x 16 queues, each with 65,536-descriptor TX and RX rings: set-up (bring-up + 256
- *    queue inits) per queue against one engine with one queue; then 1,048,576 copies spread over
- *    16 engines x 1 queue, 1 engine x 16 queues and 16 x 16 queues, end to end through driver/udma
- *    (submit, run, poll), each against the same number of copies on one queue of one engine. A
+ *    queue inits) per queue against one engine with one queue; then 262,144 copies a run spread
+ *    over 16 engines x 1 queue, 1 engine x 16 queues and 16 x 16 queues, end to end through
+ *    driver/udma (submit, run, poll), each against the same copies on one queue of one engine. A
  *    ratio near 1 means no cost grows with that dimension; the mock's arbiter looks at every ready
  *    queue of an engine for each packet, so the queue dimension costs per packet.
  *
@@ -19,6 +19,15 @@ import { pathToFileURL } from 'node:url';
 import { UdmaEngine } from '../driver/udma/engine.ts';
 import type { CopyRequest } from '../driver/udma/queue.ts';
 import { MockDevice } from '../mocks/device.ts';
+import {
+  MIN_RUNS,
+  Sections,
+  type Case,
+  measureAgainst,
+  measureAll,
+  sizeLabel,
+  timedResult,
+} from './measure.ts';
 import type { BenchResult } from './types.ts';
 
 const RING = 65536;
@@ -28,16 +37,13 @@ const BATCH = 4096;
 const SRC = 2 ** 34;
 const DST = 2 ** 35;
 
-function now(): number {
-  return performance.now();
-}
-
 /** A device of `engines` engines x `queues` queues, rings of 65,536, set up through the driver. */
 function setUp(
   engines: number,
   queues: number,
   dstBytes: number,
-): { dev: MockDevice; engs: UdmaEngine[]; ms: number } {
+  timed: Sections = new Sections(),
+): { dev: MockDevice; engs: UdmaEngine[] } {
   const dev = new MockDevice({
     engines,
     autoRun: 'none',
@@ -51,20 +57,22 @@ function setUp(
   const src = new Uint8Array(1 << 20);
   for (let i = 0; i < src.length; i++) src[i] = (i * 131 + 7) & 0xff;
   dev.memory.write(SRC, src);
-  const t0 = now();
-  const engs = dev.engines().map((e) => new UdmaEngine(dev, e));
-  let area = 0;
-  for (const eng of engs) {
-    eng.bringUp();
-    for (let q = 0; q < queues; q++) {
-      eng.initQueue(q, {
-        tx: { base: area, size: RING },
-        rx: { base: area + RING_BYTES, size: RING },
-      });
-      area += 2 * RING_BYTES;
+  const engs = timed.time(() => {
+    const engs = dev.engines().map((e) => new UdmaEngine(dev, e));
+    let area = 0;
+    for (const eng of engs) {
+      eng.bringUp();
+      for (let q = 0; q < queues; q++) {
+        eng.initQueue(q, {
+          tx: { base: area, size: RING },
+          rx: { base: area + RING_BYTES, size: RING },
+        });
+        area += 2 * RING_BYTES;
+      }
     }
-  }
-  return { dev, engs, ms: now() - t0 };
+    return engs;
+  });
+  return { dev, engs };
 }
 
 /** Copy requests for one queue: `n` copies of 64 bytes into its own destination slice. */
@@ -78,15 +86,14 @@ function batchFor(slice: number, n: number): CopyRequest[] {
 
 /**
  * 1. `n` copies on queue 0 of one engine, submitted a lap at a time; only the engine's runs are
- * timed. Returns seconds of engine run time.
+ * timed (in `timed`). Throws when a copy is missing or wrong.
  */
-function mockRun(n: number): { seconds: number; check: boolean } {
+function mockRun(n: number, timed: Sections): void {
   const { dev, engs } = setUp(1, 1, RING * LEN);
   const q = engs[0].queue(0);
   const unit = dev.udma(0);
   const reqs = batchFor(0, BATCH);
   let done = 0;
-  let t = 0;
   while (done < n) {
     const lap = Math.min(RING, n - done);
     for (let k = 0; k < lap; k += BATCH) {
@@ -94,9 +101,7 @@ function mockRun(n: number): { seconds: number; check: boolean } {
       for (let i = 0; i < m; i++) reqs[i].dst = DST + ((k + i) % RING) * LEN;
       q.copyBatch(m === BATCH ? reqs : reqs.slice(0, m));
     }
-    const t0 = now();
-    const served = unit.runUntilIdle();
-    t += now() - t0;
+    const served = timed.time(() => unit.runUntilIdle());
     if (served !== lap) throw new Error(`scale bench: served ${served} of ${lap}`);
     q.poll();
     done += lap;
@@ -106,29 +111,35 @@ function mockRun(n: number): { seconds: number; check: boolean } {
   dev.memory.read(DST + 5 * LEN, got);
   const want = new Uint8Array(LEN);
   dev.memory.read(SRC + 5 * LEN, want);
-  return {
-    seconds: t / 1000,
-    check: st.completed === n && Buffer.from(got).equals(Buffer.from(want)),
-  };
+  if (st.completed !== n || !Buffer.from(got).equals(Buffer.from(want))) {
+    throw new Error(`scale bench: the mock run of ${n} copies is wrong`);
+  }
 }
 
-function bufferCopyRun(n: number): number {
-  const src = Buffer.alloc(1 << 20, 7);
-  const dst = Buffer.alloc(RING * LEN);
-  const t0 = now();
-  for (let i = 0; i < n; i++) {
-    const s = (i % 16384) * LEN;
-    const d = (i % RING) * LEN;
-    src.copy(dst, d, s, s + LEN);
-  }
-  return (now() - t0) / 1000;
+/** The baseline of 1.: Buffer.copy of the same `n` 64-byte chunks (buffers made before the run). */
+function bufferCopyCase(n: number): { setup: () => void; run: () => void } {
+  let src = Buffer.alloc(0);
+  let dst = Buffer.alloc(0);
+  return {
+    setup: () => {
+      src = Buffer.alloc(1 << 20, 7);
+      dst = Buffer.alloc(RING * LEN);
+    },
+    run: () => {
+      for (let i = 0; i < n; i++) {
+        const s = (i % 16384) * LEN;
+        const d = (i % RING) * LEN;
+        src.copy(dst, d, s, s + LEN);
+      }
+    },
+  };
 }
 
 /**
  * 2. `total` copies spread evenly over every queue of every engine, end to end: submit, run the
- * device, poll. Returns seconds and whether every copy completed.
+ * device, poll (the device's set-up is not timed). Throws when a copy is missing.
  */
-function spread(engines: number, queues: number, total: number): { seconds: number; ok: boolean } {
+function spreadRun(engines: number, queues: number, total: number, timed: Sections): void {
   const perQueue = total / (engines * queues);
   const slice = Math.min(perQueue, RING) * LEN;
   const { dev, engs } = setUp(engines, queues, engines * queues * slice);
@@ -136,102 +147,105 @@ function spread(engines: number, queues: number, total: number): { seconds: numb
   for (let e = 0; e < engines; e++)
     for (let q = 0; q < queues; q++)
       reqs.set(e * queues + q, batchFor((e * queues + q) * slice, BATCH));
-  const t0 = now();
-  let left = perQueue;
-  while (left > 0) {
-    const lap = Math.min(RING, left);
-    for (let e = 0; e < engines; e++) {
-      for (let q = 0; q < queues; q++) {
-        const r = reqs.get(e * queues + q)!;
-        for (let k = 0; k < lap; k += BATCH) {
-          const m = Math.min(BATCH, lap - k);
-          engs[e].copyBatch(q, m === BATCH ? r : r.slice(0, m));
+  timed.time(() => {
+    let left = perQueue;
+    while (left > 0) {
+      const lap = Math.min(RING, left);
+      for (let e = 0; e < engines; e++) {
+        for (let q = 0; q < queues; q++) {
+          const r = reqs.get(e * queues + q)!;
+          for (let k = 0; k < lap; k += BATCH) {
+            const m = Math.min(BATCH, lap - k);
+            engs[e].copyBatch(q, m === BATCH ? r : r.slice(0, m));
+          }
         }
       }
+      dev.runUntilIdle();
+      for (const eng of engs) eng.poll();
+      left -= lap;
     }
-    dev.runUntilIdle();
-    for (const eng of engs) eng.poll();
-    left -= lap;
-  }
-  const seconds = (now() - t0) / 1000;
+  });
   let ok = dev.faults().length === 0;
   for (const eng of engs) for (const s of eng.stats()) ok &&= s.completed === perQueue;
-  return { seconds, ok };
+  if (!ok) throw new Error(`scale bench: copies missing over ${engines} x ${queues} queues`);
 }
 
 export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
+  const runs = MIN_RUNS;
   // 1. the mock, linear in descriptors
   const sizes = opts.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
-  mockRun(20_000); // warm-up
-  bufferCopyRun(20_000);
+  // warm-up at a middle size, so that the first (smallest) size is not measuring tier-up
+  const warm = bufferCopyCase(100_000);
+  for (let i = 0; i < 2; i++) {
+    mockRun(100_000, new Sections());
+    warm.setup();
+    warm.run();
+  }
   for (const n of sizes) {
-    let best = Infinity;
-    let base = Infinity;
-    const reps = n >= 1_000_000 ? 2 : 4;
-    for (let r = 0; r < reps; r++) {
-      const m = mockRun(n);
-      if (!m.check) throw new Error(`scale bench: the mock run of ${n} copies is wrong`);
-      best = Math.min(best, m.seconds);
-      base = Math.min(base, bufferCopyRun(n));
-    }
-    const label = n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`;
-    out.push({
-      metric: `scale.mock${label}.throughput`,
-      name: `scale.mock.${label} (64-byte descriptors, one queue, 65,536-descriptor ring)`,
-      value: Math.round(n / best),
-      unit: 'descriptors/s',
-      baseline: {
-        name: 'Buffer.copy of the same chunks',
-        value: Math.round(n / base),
-        unit: 'copies/s',
-      },
-      ratio: base / best,
-      notes: `expected linear: descriptors/s flat from 10k to 1M; engine run ${(best * 1000).toFixed(1)} ms for ${n} descriptors (${((best / n) * 1e9).toFixed(0)} ns each), best of ${reps}`,
+    const t = measureAgainst({ sections: (_i, s) => mockRun(n, s) }, bufferCopyCase(n), {
+      runs,
+      warmup: n >= 1_000_000 ? 0 : 1,
     });
+    const label = sizeLabel(n);
+    out.push(
+      timedResult({
+        metric: `scale.mock${label}.throughput`,
+        name: `scale.mock.${label} (64-byte descriptors, one queue, 65,536-descriptor ring)`,
+        unit: 'descriptors/s',
+        items: n,
+        timing: t,
+        baseline: { name: 'Buffer.copy of the same chunks', unit: 'copies/s' },
+        notes: `expected linear: descriptors/s flat from 10k to 1M; only the engine's runs timed (${((t.value.cpuMs.median / n) * 1e6).toFixed(0)} ns a descriptor)`,
+      }),
+    );
   }
 
   // 2. 16 x 16 queues with 65,536-descriptor rings
   const E = 16;
   const Q = 16;
-  const one = setUp(1, 1, 1 << 16).ms;
-  const all = setUp(E, Q, 1 << 16).ms;
-  out.push({
-    metric: 'scale.setup16x16.time',
-    name: 'scale.setup: 16 engines x 16 queues, 65,536-descriptor rings (bring-up + initQueue)',
-    value: Number((all / (E * Q)).toFixed(3)),
-    unit: 'ms per queue',
-    baseline: { name: 'one engine with one queue', value: Number(one.toFixed(3)), unit: 'ms' },
-    ratio: all / (E * Q) / one,
-    notes: `${all.toFixed(1)} ms for all 256 queues (512 MiB of rings declared, touched only where written)`,
-  });
-  const total = opts.quick ? 65_536 : 1_048_576;
-  spread(1, 1, 65_536); // warm-up
-  const single = spread(1, 1, total);
-  if (!single.ok) throw new Error('scale bench: copies missing');
+  const setupT = measureAgainst(
+    { sections: (_i, s) => setUp(E, Q, 1 << 16, s) },
+    { sections: (_i, s) => setUp(1, 1, 1 << 16, s) },
+    { runs, warmup: 1 },
+  );
+  out.push(
+    timedResult({
+      metric: 'scale.setup16x16.time',
+      name: 'scale.setup: 16 engines x 16 queues, 65,536-descriptor rings (bring-up + initQueue)',
+      unit: 'ms per queue',
+      items: E * Q,
+      timing: setupT,
+      baseline: { name: 'one engine with one queue', unit: 'ms', items: 1 },
+      notes: `${setupT.value.cpuMs.median.toFixed(1)} ms CPU for all 256 queues (512 MiB of rings declared, touched only where written)`,
+    }),
+  );
+  const total = opts.quick ? 65_536 : 262_144;
   const shapes: [number, number, string][] = [
     [E, 1, 'engines: no cost grows with the number of engines (ratio near 1)'],
     [1, Q, 'queues of one engine: every packet is arbitrated over the ready queues'],
     [E, Q, 'both'],
   ];
+  const cases: Record<string, Case> = {
+    single: { sections: (_i, s) => spreadRun(1, 1, total, s) },
+  };
+  for (const [e, q] of shapes)
+    cases[`${e}x${q}`] = { sections: (_i, s) => spreadRun(e, q, total, s) };
+  const t = measureAll(cases, { runs, warmup: 1 });
   for (const [e, q, what] of shapes) {
-    const r = spread(e, q, total);
-    if (!r.ok) throw new Error('scale bench: copies missing');
-    out.push({
-      metric:
-        e === 1 && q === Q ? `mock.queues1x${Q}.throughput` : `scale.copies${e}x${q}.throughput`,
-      name: `scale.copies.${e}x${q}: ${total.toLocaleString('en-US')} 64-byte copies over ${e} engine${e > 1 ? 's' : ''} x ${q} queue${q > 1 ? 's' : ''}, end to end through the driver`,
-      value: Math.round(total / r.seconds),
-      unit: 'copies/s',
-      baseline: {
-        name: 'the same copies on one queue of one engine',
-        value: Math.round(total / single.seconds),
+    const oneEngine16 = e === 1 && q === Q;
+    out.push(
+      timedResult({
+        metric: oneEngine16 ? `mock.queues1x${Q}.throughput` : `scale.copies${e}x${q}.throughput`,
+        name: `scale.copies.${e}x${q}: ${total.toLocaleString('en-US')} 64-byte copies over ${e} engine${e > 1 ? 's' : ''} x ${q} queue${q > 1 ? 's' : ''}, end to end through the driver`,
         unit: 'copies/s',
-      },
-      ratio: single.seconds / r.seconds,
-      ...(e === 1 && q === Q ? { goal: '>= 0.9x' } : {}),
-      notes: `${what}; submit + run + poll, ${(r.seconds * 1000).toFixed(0)} ms vs ${(single.seconds * 1000).toFixed(0)} ms`,
-    });
+        items: total,
+        timing: { value: t[`${e}x${q}`], baseline: t.single },
+        baseline: { name: 'the same copies on one queue of one engine' },
+        goal: oneEngine16 ? '>= 0.9x' : undefined,
+        notes: `${what}; submit + run + poll`,
+      }),
+    );
   }
   return out;
 }

@@ -18,7 +18,8 @@ import { defaultQueueQos } from '../csr/formats/qos-class.ts';
 import type { Module } from '../compiler/ir/module.ts';
 import { compile, compileProgram, type CompileResult } from '../compiler/passes/pipeline.ts';
 import type { PassReport } from '../compiler/passes/pass.ts';
-import { PacketCut, expandWalk, type IndexReader } from '../compiler/lower/expand.ts';
+import { PacketCut, expandWalk, type IndexValues, type Walk } from '../compiler/lower/expand.ts';
+import { HOST_LITTLE_ENDIAN } from '../csr/formats/wire.ts';
 import type { DgeHostTables } from '../compiler/ir/module.ts';
 import {
   DEFAULT_MAX_DESC_PER_PACKET,
@@ -30,7 +31,7 @@ import { formatMicroOp } from '../csr/formats/dge-ops.ts';
 import { encodeDgeDescriptorBytes } from '../csr/formats/dge-desc.ts';
 import { serviceTraceOf, type DgeCoreIO, type Device } from '../csr/io.ts';
 import { applyQos, type QosPlanInput } from '../driver/qos/index.ts';
-import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../driver/udma/ring.ts';
+import { MAX_RING_SIZE, MIN_RING_SIZE, RING_ALIGN, ringSizeFor } from '../csr/formats/ring.ts';
 import { EpochHazards } from './hazards.ts';
 import { dataPathRules, hostTablesOf } from './host-tables.ts';
 import { mapQueues, type QueuePlacement } from './mapping.ts';
@@ -313,15 +314,27 @@ export function flowQosPlan(p: PreparedFlow, allowInferred = false): QosPlanInpu
   };
 }
 
-/** Reads `count` u32 little-endian indices from device memory. */
-function deviceIndexReader(device: Device): IndexReader {
-  let buf = new Uint8Array(0);
-  return (addr, count) => {
-    const n = count * 4;
-    if (buf.length < n) buf = new Uint8Array(n);
-    const b = buf.subarray(0, n);
-    device.memory.read(addr, b);
-    return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + n));
+/**
+ * The index values of an indexed walk as the DMA reads them when it runs: its index tensor's
+ * `numIdx` u32 little-endian row numbers, read from device memory into one reused buffer (valid
+ * until the next call) and handed to the expansion. Null for an affine walk.
+ */
+function deviceIndexValues(device: Device): (w: Walk) => IndexValues | null {
+  let words = new Uint32Array(0);
+  let bytes = new Uint8Array(0);
+  return (w) => {
+    if (w.type === 'affine') return null;
+    const n = w.numIdx;
+    if (words.length < n) {
+      words = new Uint32Array(Math.max(n, 2 * words.length));
+      bytes = new Uint8Array(words.buffer);
+    }
+    device.memory.read(w.idxAddr, bytes.subarray(0, 4 * n));
+    if (!HOST_LITTLE_ENDIAN) {
+      const v = new DataView(words.buffer);
+      for (let i = 0; i < n; i++) words[i] = v.getUint32(4 * i, true);
+    }
+    return words;
   };
 }
 
@@ -371,7 +384,7 @@ export async function runPrepared(
     qosWarnings = res.warnings.map((w) => w.message);
   }
   const fqByQueue = new Map(rings.queues.map((q) => [q.placement.queue.index, q]));
-  const idx = deviceIndexReader(device);
+  const indexValues = deviceIndexValues(device);
   const hazards = new EpochHazards(m.queues.length);
   // --- run, epoch by epoch
   const total = p.lowered.totals.executed;
@@ -427,7 +440,12 @@ export async function runPrepared(
             }
           }
           w.begin(n);
-          expandWalk(d.walks[k], d.packetBytes > 0 ? new PacketCut(w, d.packetBytes) : w, idx);
+          const walk = d.walks[k];
+          expandWalk(
+            walk,
+            d.packetBytes > 0 ? new PacketCut(w, d.packetBytes) : w,
+            indexValues(walk),
+          );
           w.end();
           fq.wrote(n);
         }

@@ -14,7 +14,7 @@ import { NxdmaError } from '../common/errors.ts';
 import { BD_SIZE, bdCount } from '../csr/formats/bd.ts';
 import { applyQos, type QosPlan } from '../driver/qos/index.ts';
 import { UdmaEngine } from '../driver/udma/engine.ts';
-import { ringSizeFor } from '../driver/udma/ring.ts';
+import { ringSizeFor } from '../csr/formats/ring.ts';
 import { MockDevice } from '../mocks/device.ts';
 
 export interface QosWorkload {

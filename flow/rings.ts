@@ -10,6 +10,7 @@
  */
 import { NxdmaError, hex } from '../common/errors.ts';
 import { BD_SIZE } from '../csr/formats/bd.ts';
+import { MAX_DESC_PER_PKT } from '../csr/formats/ring.ts';
 import { isSimulated, type Device } from '../csr/io.ts';
 import { BdWriter, type RingCursor } from '../compiler/lower/bds.ts';
 import { UdmaEngine, deviceClockOf, type DeviceClock } from '../driver/udma/engine.ts';
@@ -20,7 +21,7 @@ import { deviceShadow, type RegisterShadow } from '../driver/udma/shadow.ts';
 import type { QueuePlacement } from './mapping.ts';
 
 /** Descriptors per packet the engines accept (M2S_rd.desc_pref_cfg_2.max_desc_per_pkt). */
-export const FLOW_MAX_DESC_PER_PKT = 64 + 1;
+export const FLOW_MAX_DESC_PER_PKT = MAX_DESC_PER_PKT;
 
 /** One queue's rings during a flow. */
 export class FlowQueue {

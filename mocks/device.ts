@@ -18,7 +18,8 @@ import { MockDgeCore, type MockDgeCoreSpec } from './dge-core.ts';
 import { MockMemory, type MemoryRegionSpec } from './memory.ts';
 import type { BadAccess, RegisterAccessEvent } from './register-file.ts';
 import { ServiceTrace } from './service-trace.ts';
-import { MockUdmaUnit, type AutoRun, type UdmaFault } from './udma-unit.ts';
+import type { AutoRun, UdmaFault } from './udma/types.ts';
+import { MockUdmaUnit } from './udma/unit.ts';
 
 /** Host memory region of the default layout: 64 MiB at address 0. */
 export const DEFAULT_HOST_REGION: MemoryRegionSpec = {

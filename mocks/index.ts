@@ -16,7 +16,8 @@ export type {
   RegisterAccessEvent,
   RegisterFileCounters,
 } from './register-file.ts';
-export { MockUdmaUnit, MOCK_QUEUE_STATUS } from './udma-unit.ts';
+export { MockUdmaUnit } from './udma/unit.ts';
+export { MOCK_QUEUE_STATUS } from './udma/types.ts';
 export type {
   AutoRun,
   MockUdmaUnitOptions,
@@ -26,9 +27,9 @@ export type {
   UdmaFault,
   UdmaFaultKind,
   UdmaHalf,
-} from './udma-unit.ts';
-export { Arbiter } from './arbiter.ts';
-export type { ArbiterMode } from './arbiter.ts';
+} from './udma/types.ts';
+export { Arbiter } from './udma/arbiter.ts';
+export type { ArbiterMode } from './udma/arbiter.ts';
 export { ServiceTrace } from './service-trace.ts';
 export type { ServiceTraceEntry } from './service-trace.ts';
 export { MockDgeCore, DgeHostWindow, DGE_CORE_KIND, DGE_BOOTED } from './dge-core.ts';

@@ -24,16 +24,12 @@ export interface AffineWalk {
   dstStep: readonly number[];
 }
 
-/**
- * An indexed row copy (INDIRECT1D): for i < numIdx, r = idx[i]: GATHER copies the row at
- * src + r * srcStep to dst + i * dstStep; SCATTER the row at src + i * srcStep to dst + r * dstStep.
- */
-export interface IndirectWalk {
-  type: 'indirect';
+/** The fields an indexed walk shares with the 64-byte descriptor it comes from. */
+interface IndexedRows {
   elemSize: number;
-  side: IndirectSide;
   srcAddr: number;
   dstAddr: number;
+  /** Device address of the index tensor (u32 row numbers). */
   idxAddr: number;
   numIdx: number;
   rowElems: number;
@@ -43,24 +39,27 @@ export interface IndirectWalk {
   idxLimit: number;
 }
 
+/**
+ * An indexed row copy (INDIRECT1D): for i < numIdx, r = idx[i]: GATHER copies the row at
+ * src + r * srcStep to dst + i * dstStep; SCATTER the row at src + i * srcStep to dst + r * dstStep.
+ */
+export interface IndirectWalk extends IndexedRows {
+  type: 'indirect';
+  side: IndirectSide;
+}
+
 /** A gather transpose (GATHER_XPOSE): G[i][j] = row idx[i] element j lands at dst + (j * dstStep + i). */
-export interface GatherXposeWalk {
+export interface GatherXposeWalk extends IndexedRows {
   type: 'gather_xpose';
-  elemSize: number;
-  srcAddr: number;
-  dstAddr: number;
-  idxAddr: number;
-  numIdx: number;
-  rowElems: number;
-  srcStep: number;
-  dstStep: number;
-  idxLimit: number;
 }
 
 export type Walk = AffineWalk | IndirectWalk | GatherXposeWalk;
 
-/** Reads `count` u32 indices at device address `addr` (the DGE reads its index tensor at run time). */
-export type IndexReader = (addr: number, count: number) => ArrayLike<number>;
+/**
+ * The values of an indexed walk's index tensor, its first `numIdx` u32 row numbers as the DMA
+ * reads them when it runs (the caller reads them from memory: the lowering reads nothing).
+ */
+export type IndexValues = ArrayLike<number>;
 
 /** Receives the pieces of a walk in order. */
 export interface PieceSink {
@@ -92,57 +91,57 @@ export interface PieceSink {
 export function walkOf(d: DgeDescriptor): Walk {
   switch (d.kind) {
     case 'DIRECT2D':
-      return {
-        type: 'affine',
-        elemSize: d.elem_size,
-        srcAddr: d.src_addr,
-        dstAddr: d.dst_addr,
-        srcNum: [d.src_num_elem[0], d.src_num_elem[1]],
-        srcStep: [d.src_step_elem[0], d.src_step_elem[1]],
-        dstNum: [d.dst_num_elem[0], d.dst_num_elem[1]],
-        dstStep: [d.dst_step_elem[0], d.dst_step_elem[1]],
-      };
+      return affineOf(
+        d,
+        [d.src_num_elem[0], d.src_num_elem[1]],
+        [d.src_step_elem[0], d.src_step_elem[1]],
+      );
     case 'DIRECT2D_XPOSE':
       // r inner (src rows: step[1]), c outer (src columns: step[0]); dst (row c, col r) =
       // r * dst_step[0] + c * dst_step[1]
-      return {
-        type: 'affine',
-        elemSize: d.elem_size,
-        srcAddr: d.src_addr,
-        dstAddr: d.dst_addr,
-        srcNum: [d.src_num_elem[1], d.src_num_elem[0]],
-        srcStep: [d.src_step_elem[1], d.src_step_elem[0]],
-        dstNum: [d.dst_num_elem[0], d.dst_num_elem[1]],
-        dstStep: [d.dst_step_elem[0], d.dst_step_elem[1]],
-      };
+      return affineOf(
+        d,
+        [d.src_num_elem[1], d.src_num_elem[0]],
+        [d.src_step_elem[1], d.src_step_elem[0]],
+      );
     case 'INDIRECT1D':
-      return {
-        type: 'indirect',
-        elemSize: d.elem_size,
-        side: d.indirect_side as IndirectSide,
-        srcAddr: d.src_addr,
-        dstAddr: d.dst_addr,
-        idxAddr: d.idx_addr,
-        numIdx: d.num_idx,
-        rowElems: d.row_num_elem,
-        srcStep: d.src_step_elem,
-        dstStep: d.dst_step_elem,
-        idxLimit: d.idx_limit,
-      };
+      return { type: 'indirect', side: d.indirect_side as IndirectSide, ...rowsOf(d) };
     case 'GATHER_XPOSE':
-      return {
-        type: 'gather_xpose',
-        elemSize: d.elem_size,
-        srcAddr: d.src_addr,
-        dstAddr: d.dst_addr,
-        idxAddr: d.idx_addr,
-        numIdx: d.num_idx,
-        rowElems: d.row_num_elem,
-        srcStep: d.src_step_elem,
-        dstStep: d.dst_step_elem,
-        idxLimit: d.idx_limit,
-      };
+      return { type: 'gather_xpose', ...rowsOf(d) };
   }
+}
+
+/** An affine walk of a 2-D descriptor: the source dims given, the destination's as they are. */
+function affineOf(
+  d: Extract<DgeDescriptor, { kind: 'DIRECT2D' | 'DIRECT2D_XPOSE' }>,
+  srcNum: number[],
+  srcStep: number[],
+): AffineWalk {
+  return {
+    type: 'affine',
+    elemSize: d.elem_size,
+    srcAddr: d.src_addr,
+    dstAddr: d.dst_addr,
+    srcNum,
+    srcStep,
+    dstNum: [d.dst_num_elem[0], d.dst_num_elem[1]],
+    dstStep: [d.dst_step_elem[0], d.dst_step_elem[1]],
+  };
+}
+
+/** The indexed-row fields of an INDIRECT1D or GATHER_XPOSE descriptor. */
+function rowsOf(d: Extract<DgeDescriptor, { kind: 'INDIRECT1D' | 'GATHER_XPOSE' }>): IndexedRows {
+  return {
+    elemSize: d.elem_size,
+    srcAddr: d.src_addr,
+    dstAddr: d.dst_addr,
+    idxAddr: d.idx_addr,
+    numIdx: d.num_idx,
+    rowElems: d.row_num_elem,
+    srcStep: d.src_step_elem,
+    dstStep: d.dst_step_elem,
+    idxLimit: d.idx_limit,
+  };
 }
 
 /** Elements a walk moves. */
@@ -294,7 +293,7 @@ function checkIndex(w: IndirectWalk | GatherXposeWalk, i: number, r: number): vo
   }
 }
 
-function expandIndirect(w: IndirectWalk, sink: PieceSink | null, idx: IndexReader | null): number {
+function expandIndirect(w: IndirectWalk, sink: PieceSink | null, idx: IndexValues | null): number {
   const es = w.elemSize;
   const row = w.rowElems * es;
   const per = Math.ceil(row / BD_MAX_LEN);
@@ -302,11 +301,11 @@ function expandIndirect(w: IndirectWalk, sink: PieceSink | null, idx: IndexReade
   if (idx === null) {
     throw new NxdmaError('LOWER_ERROR', 'an indirect descriptor needs its index tensor to expand', {
       where: 'expand',
-      expected: 'an index reader',
+      expected: 'the index values',
       actual: null,
     });
   }
-  const ix = idx(w.idxAddr, w.numIdx);
+  const ix = needIndices(w, idx);
   const gather = w.side === IndirectSide.GATHER;
   let n = 0;
   for (let i = 0; i < w.numIdx; i++) {
@@ -325,18 +324,18 @@ function expandIndirect(w: IndirectWalk, sink: PieceSink | null, idx: IndexReade
 function expandGatherXpose(
   w: GatherXposeWalk,
   sink: PieceSink | null,
-  idx: IndexReader | null,
+  idx: IndexValues | null,
 ): number {
   const es = w.elemSize;
   if (sink === null) return w.numIdx * w.rowElems;
   if (idx === null) {
     throw new NxdmaError('LOWER_ERROR', 'a gather transpose needs its index tensor to expand', {
       where: 'expand',
-      expected: 'an index reader',
+      expected: 'the index values',
       actual: null,
     });
   }
-  const ix = idx(w.idxAddr, w.numIdx);
+  const ix = needIndices(w, idx);
   let n = 0;
   for (let i = 0; i < w.numIdx; i++) {
     const r = ix[i];
@@ -350,14 +349,27 @@ function expandGatherXpose(
   return n;
 }
 
+/** The index values of an indexed walk, checked to hold one per row. */
+function needIndices(w: IndirectWalk | GatherXposeWalk, idx: IndexValues): IndexValues {
+  if (idx.length < w.numIdx) {
+    throw new NxdmaError(
+      'LOWER_ERROR',
+      `the index tensor at ${hex(w.idxAddr)} was handed ${idx.length} values for ${w.numIdx} rows`,
+      { where: 'expand', expected: `${w.numIdx} index values`, actual: idx.length },
+    );
+  }
+  return idx;
+}
+
 /**
- * Expands a walk into pieces (sink null: counts them). Returns the number of pieces. Index tensors
- * are read through `idx` (needed only when there is a sink: the count does not depend on them).
+ * Expands a walk into pieces (sink null: counts them). Returns the number of pieces. An indexed
+ * walk is handed its index tensor's values in `idx` (needed only when there is a sink: the count
+ * does not depend on them).
  */
 export function expandWalk(
   w: Walk,
   sink: PieceSink | null,
-  idx: IndexReader | null = null,
+  idx: IndexValues | null = null,
 ): number {
   switch (w.type) {
     case 'affine':
@@ -398,7 +410,12 @@ export class PacketCut implements PieceSink {
   }
 }
 
-const ZERO_INDICES: IndexReader = (_addr, count) => new Uint32Array(count);
+/** Index values of zero, for counting (the lengths of an indexed walk's pieces do not depend on them). */
+let zeros = new Uint32Array(64);
+function zeroIndices(n: number): Uint32Array {
+  if (zeros.length < n) zeros = new Uint32Array(Math.max(n, zeros.length * 2));
+  return zeros;
+}
 
 /**
  * Number of pieces (TX / RX descriptor pairs) a walk expands into; with `packetBytes` (> 0) the
@@ -412,7 +429,11 @@ export function countPieces(w: Walk, packetBytes = 0): number {
       n++;
     },
   };
-  expandWalk(w, new PacketCut(counter, packetBytes), ZERO_INDICES);
+  expandWalk(
+    w,
+    new PacketCut(counter, packetBytes),
+    w.type === 'affine' ? null : zeroIndices(w.numIdx),
+  );
   return n;
 }
 

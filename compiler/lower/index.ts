@@ -59,9 +59,9 @@ export {
   walkRanges,
   type AffineWalk,
   type GatherXposeWalk,
-  type IndexReader,
+  type IndexValues,
   type IndirectWalk,
   type PieceSink,
   type Walk,
 } from './expand.ts';
-export { BdWriter, bufferCursor, type RingCursor } from './bds.ts';
+export { BdWriter, DescriptorStream, bufferCursor, type RingCursor } from './bds.ts';

@@ -7,6 +7,9 @@
  * - the DGE host tables: priority-class map and mailboxes (`dge-host.ts`);
  * - the DGE memcopy engine's local registers MEMCOPY_CARVEOUT_CFG / MEMCOPY_DMA_CFG (`dge-local-regs.ts`);
  * - the DMAQoSClass mapping to wire priority_class and arbiter levels (`qos-class.ts`).
+ *
+ * The descriptor ring rules (`ring.ts`: geometry, ring id, in-flight count, descriptors per packet)
+ * are public through nxdma/driver, next to the ring producer that applies them.
  */
 export * from './bd.ts';
 export * from './dge-desc.ts';

@@ -8,8 +8,8 @@
  *
  * Every access is one aligned 32-bit read32 or write32 at the register's absolute offset; nothing
  * splits a word. Values are validated before any access, so a rejected update changes nothing.
- * Accessor objects are built once at bind time; read/modify/write allocate nothing but read()'s
- * result object.
+ * Accessor objects are built once at bind time; readField/readRaw/modify/write allocate nothing,
+ * read() one plain object (readonly by type, not frozen).
  */
 import { checkSafetyFlags } from '../../common/flags.ts';
 import { NxdmaError, hex } from '../../common/errors.ts';
@@ -68,6 +68,7 @@ export class RegisterHandle implements AnyRegister {
   readonly inferred: boolean;
   readonly access: RegisterMap['access'];
   readonly read: () => Readonly<Record<string, number>>;
+  readonly readField: (name: string) => number;
   readonly write: (update: Readonly<Record<string, number | string | undefined>>) => void;
   readonly modify: (update: Readonly<Record<string, number | string | undefined>>) => void;
   private readonly io: RegisterIO;
@@ -97,15 +98,13 @@ export class RegisterHandle implements AnyRegister {
     this.inferred = map.inferred;
     this.access = map.access;
     this.guard = Boolean(opts.guardInferred) && map.inferred;
-    const fast =
-      opts.strict || this.guard ? null : compiledOps(this.spec, io, offset, plainWords(io), this);
+    const fast = compiledOps(this.spec, io, offset, plainWords(io), this);
+    // Reads are the same whatever the options; the checked write paths stay generic.
+    const generic = opts.strict || this.guard;
     this.read = fast?.read ?? this.genericRead;
-    this.write = fast?.write ?? this.genericWrite;
-    this.modify = fast?.modify ?? this.genericModify;
-  }
-
-  readField(name: string): number {
-    return this.spec.field(this.readRaw(), name, this.path);
+    this.readField = fast?.readField ?? this.genericReadField;
+    this.write = (!generic && fast?.write) || this.genericWrite;
+    this.modify = (!generic && fast?.modify) || this.genericModify;
   }
 
   readRaw(): number {
@@ -122,6 +121,14 @@ export class RegisterHandle implements AnyRegister {
 
   private readonly genericRead = (): Readonly<Record<string, number>> => {
     return this.spec.decode(this.readRaw());
+  };
+
+  /** The name is checked before the word is read (an RC register clears on read). */
+  private readonly genericReadField = (name: string): number => {
+    if (!this.spec.readable) this.refuse('read');
+    const f = this.spec.byName[name];
+    if (f === undefined || !f.readable) this.notReadable(name);
+    return f.get(this.io.read32(this.offset) >>> 0);
   };
 
   private readonly genericWrite = (
@@ -163,6 +170,12 @@ export class RegisterHandle implements AnyRegister {
   /** CompiledErrors: no writable field named; anything else named is an error. */
   noField(update: object): void {
     this.spec.encode(update, this.path);
+  }
+
+  /** CompiledErrors and readField: not a readable field of this register (nothing is read). */
+  notReadable(field: unknown): never {
+    this.spec.field(0, String(field), this.path);
+    throw new Error('unreachable');
   }
 
   private refuse(what: 'read' | 'write' | 'modify'): never {

@@ -27,10 +27,13 @@ export interface CompiledErrors {
   notWritable(field: string): never;
   /** The update named no writable field: throws if it names anything else, else returns. */
   noField(update: object): void;
+  /** readField of a name that is not a readable field of the register: throws, reads nothing. */
+  notReadable(field: unknown): never;
 }
 
 export interface CompiledOps {
   read?: () => Readonly<Record<string, number>>;
+  readField?: (name: string) => number;
   write?: (update: object) => void;
   modify?: (update: object) => void;
 }
@@ -70,13 +73,21 @@ function source(spec: RegisterSpec, direct: boolean): string | null {
   const store = (expr: string) =>
     direct ? `words[idx] = ${expr};` : `io.write32(off, (${expr}) >>> 0);`;
 
+  const extract = (f: { width: number; lsb: number; max: number }, w: string) =>
+    f.width >= 32 ? `${w} >>> 0` : `(${w} >>> ${f.lsb}) & ${f.max}`;
+
   lines.push('const ops = {};');
   if (spec.readable) {
-    const props = spec.readFields.map((f) =>
-      f.width >= 32 ? `${f.name}: w >>> 0` : `${f.name}: (w >>> ${f.lsb}) & ${f.max}`,
-    );
+    // A fresh plain object of one shape per layout (readonly by type): no freeze, so an inlined
+    // read() whose result does not escape costs the load and the extractions only.
+    const props = spec.readFields.map((f) => `${f.name}: ${extract(f, 'w')}`);
     lines.push(
-      `ops.read = function read() { const w = ${load}; return Object.freeze({ ${props.join(', ')} }); };`,
+      `ops.read = function read() { const w = ${load}; return { ${props.join(', ')} }; };`,
+    );
+    // One field: the name is checked before the word is read (an RC register clears on read).
+    const cases = spec.readFields.map((f) => `case '${f.name}': return ${extract(f, load)};`);
+    lines.push(
+      `ops.readField = function readField(name) { switch (name) { ${cases.join(' ')} default: return h.notReadable(name); } };`,
     );
   }
   if (spec.writable) {

@@ -257,7 +257,7 @@ export class RegisterSpec {
     );
   }
 
-  /** The readable fields of `word` as a frozen object. */
+  /** The readable fields of `word` as a fresh plain object (readonly by type). */
   decode(word: number): Readonly<Record<string, number>> {
     const fs = this.readFields;
     const o: Record<string, number> = {};
@@ -265,7 +265,7 @@ export class RegisterSpec {
       const f = fs[i];
       o[f.name] = f.get(word);
     }
-    return Object.freeze(o);
+    return o;
   }
 
   /** The field `name` of `word`; throws when unknown or not readable. */

@@ -33,7 +33,7 @@ export type WritableFieldName<R extends RegisterMap> = {
 }[keyof FieldsOf<R>] &
   string;
 
-/** What read() returns: the readable fields, frozen. */
+/** What read() returns: the readable fields, a fresh plain object (readonly by type, not frozen). */
 export type FieldValues<R extends RegisterMap> = {
   readonly [K in ReadableFieldName<R>]: number;
 };
@@ -69,7 +69,7 @@ export interface RegisterInfo<R extends RegisterMap = RegisterMap> {
 }
 
 export interface ReadableRegister<R extends RegisterMap> {
-  /** One 32-bit read; the readable fields as a frozen object. */
+  /** One 32-bit read; the readable fields as a fresh object (readonly by type). */
   read(): FieldValues<R>;
   /** One 32-bit read; one field. */
   readField(name: ReadableFieldName<R>): number;

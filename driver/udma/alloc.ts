@@ -13,7 +13,8 @@
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { BD_SIZE } from '../../csr/formats/bd.ts';
 import type { Device } from '../../csr/io.ts';
-import { RING_ALIGN, ringSizeFor, type RingSpec } from './ring.ts';
+import { RING_ALIGN, ringSizeFor } from '../../csr/formats/ring.ts';
+import type { RingSpec } from './ring.ts';
 import type { QueueRings } from './queue.ts';
 
 /** A device address given to the allocator: a safe integer >= 0 (BAD_ARGUMENT naming `where`). */

@@ -24,6 +24,15 @@ import {
 } from '../../csr/io.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
 import { BD_MAX_LEN } from '../../csr/formats/bd.ts';
+import {
+  MAX_DESC_PER_PKT as MAX_DESC_PER_PKT_DEFAULT,
+  MAX_DESC_PER_PKT_MAX,
+  MAX_DESC_PER_PKT_MIN,
+  MAX_RING_SIZE,
+  MIN_RING_SIZE,
+  RING_ALIGN,
+  RING_SIZE_MULTIPLE,
+} from '../../csr/formats/ring.ts';
 import { dmaAllocator, type DmaAllocator } from './alloc.ts';
 import { EngineIO, type RegisterWrite } from './engine-io.ts';
 import { queueRegs } from './queue-regs.ts';
@@ -45,16 +54,7 @@ import {
   type Reg,
   type UdmaFileName,
 } from './regs.ts';
-import {
-  MAX_RING_SIZE,
-  MIN_RING_SIZE,
-  RING_ALIGN,
-  RING_SIZE_MULTIPLE,
-  RingGuard,
-  ringsOverlap,
-  validateRing,
-  type RingSpec,
-} from './ring.ts';
+import { RingGuard, ringsOverlap, validateRing, type RingSpec } from './ring.ts';
 import { deviceShadow, type RegisterShadow } from './shadow.ts';
 
 /**
@@ -200,9 +200,6 @@ export interface WaitOptions {
 }
 
 // Bring-up values (UDMA-FACTS.md "Engine bring-up"; the public driver's udma_set_defaults).
-const MAX_DESC_PER_PKT_DEFAULT = 64 + 1;
-const MAX_DESC_PER_PKT_MIN = 8;
-const MAX_DESC_PER_PKT_MAX = 128;
 const DATA_FIFO_DEPTH_DEFAULT = 1024;
 /** M2S_rd.data_cfg.max_pkt_limit: the public driver keeps its reset value. */
 const OSTAND_M2S = { max_data_rd: 128, max_desc_rd: 128, max_comp_req: 128, max_comp_data_wr: 32 };

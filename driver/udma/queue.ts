@@ -9,8 +9,9 @@
  * engine has consumed its last RX descriptor.
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
-import { BD_MAX_LEN, BD_SIZE, LEN_CTRL, putRx, putTx } from '../../csr/formats/bd.ts';
+import { BD_MAX_LEN, BD_SIZE, LEN_CTRL } from '../../csr/formats/bd.ts';
 import type { MemoryIO } from '../../csr/io.ts';
+import { BdWriter } from './bd-writer.ts';
 import type { DeviceClock, EngineHealth } from './engine.ts';
 import type { EngineIO } from './engine-io.ts';
 import { ringDoorbells, type HalfQueueRegs, type QueueRegs } from './queue-regs.ts';
@@ -162,6 +163,8 @@ export class UdmaQueue {
   // Producers and rings: replaced when initQueue programs the queue again with other rings.
   private txp: RingProducer;
   private rxp: RingProducer;
+  /** Writes every descriptor of the queue at the producers' tails. */
+  private writer: BdWriter;
   private ringSpecs: QueueRings;
   /** Rings of the engine a copy may not touch (shared by the engine's queues). */
   private readonly guard: RingGuard;
@@ -241,6 +244,7 @@ export class UdmaQueue {
     this.ringSpecs = copyRings(rings);
     this.txp = new RingProducer('tx', this.ringSpecs.tx, memory);
     this.rxp = new RingProducer('rx', this.ringSpecs.rx, memory);
+    this.writer = new BdWriter(this.txp, this.rxp);
     this.ends = new Float64Array(rings.rx.size);
     this.txEnds = new Float64Array(rings.rx.size);
     this.sizes = new Float64Array(rings.rx.size);
@@ -289,6 +293,7 @@ export class UdmaQueue {
       this.ringSpecs = rings;
       this.txp = new RingProducer('tx', rings.tx, this.memory);
       this.rxp = new RingProducer('rx', rings.rx, this.memory);
+      this.writer = new BdWriter(this.txp, this.rxp);
       this.ends = new Float64Array(rings.rx.size);
       this.txEnds = new Float64Array(rings.rx.size);
       this.sizes = new Float64Array(rings.rx.size);
@@ -621,60 +626,12 @@ export class UdmaQueue {
 
   /** Writes one copy's descriptors (room already checked) and queues its completion entry. */
   private put(src: number, dst: number, bytes: number, barrier: boolean, interrupt: boolean): void {
-    const tx = this.txp;
-    const rx = this.rxp;
-    const txw = tx.words;
-    const rxw = rx.words;
-    // Producer state in locals for the loop; stored back once.
-    let tt = tx.tail;
-    let tr = tx.ringId;
-    let rt = rx.tail;
-    let rr = rx.ringId;
-    const tsize = tx.size;
-    const rsize = rx.size;
-    let n = 0;
-    // Each chunk is one packet: TX first | last (dmb on the copy's first chunk when asked);
-    // RX carries int_en on the copy's last chunk when asked.
-    const txFlags = LEN_CTRL.FIRST | LEN_CTRL.LAST;
-    let off = 0;
-    while (off < bytes) {
-      const len = bytes - off < BD_MAX_LEN ? bytes - off : BD_MAX_LEN;
-      const tf = off === 0 && barrier ? txFlags | LEN_CTRL.DMB : txFlags;
-      const rf = interrupt && off + len === bytes ? LEN_CTRL.INT_EN : 0;
-      if (txw !== null) {
-        putTx(txw, tt * BD_SIZE, len, tr, tf, src + off);
-      } else {
-        putTx(tx.scratchBuffer, 0, len, tr, tf, src + off);
-        tx.flushScratch(tt);
-      }
-      if (rxw !== null) {
-        putRx(rxw, rt * BD_SIZE, len, rr, rf, dst + off);
-      } else {
-        putRx(rx.scratchBuffer, 0, len, rr, rf, dst + off);
-        rx.flushScratch(rt);
-      }
-      if (++tt === tsize) {
-        tt = 0;
-        tr = (tr + 1) & 3;
-      }
-      if (++rt === rsize) {
-        rt = 0;
-        rr = (rr + 1) & 3;
-      }
-      n++;
-      off += len;
-    }
-    tx.tail = tt;
-    tx.ringId = tr;
-    tx.produced += n;
-    rx.tail = rt;
-    rx.ringId = rr;
-    rx.produced += n;
+    this.writer.copy(src, dst, bytes, barrier, interrupt);
     // The completion entry (push(), inlined on this path).
     let slot = this.fifoHead + this.fifoCount;
     if (slot >= this.ends.length) slot -= this.ends.length;
-    this.ends[slot] = rx.produced;
-    this.txEnds[slot] = tx.produced;
+    this.ends[slot] = this.rxp.produced;
+    this.txEnds[slot] = this.txp.produced;
     this.sizes[slot] = bytes;
     this.fifoCount++;
     this.seq++;
@@ -1053,8 +1010,7 @@ export class UdmaQueue {
     barrier: boolean,
     interrupt: boolean,
   ): void {
-    const tx = this.txp;
-    const rx = this.rxp;
+    const w = this.writer;
     let k = 0;
     for (let i = 0; i < s.addr.length; i++) {
       for (let off = 0; off < s.len[i]; off += BD_MAX_LEN) {
@@ -1062,7 +1018,7 @@ export class UdmaQueue {
         let f = 0;
         if (k === 0) f |= LEN_CTRL.FIRST | (barrier ? LEN_CTRL.DMB : 0);
         if (k === s.descs - 1) f |= LEN_CTRL.LAST;
-        this.putOne(tx, len, f, s.addr[i] + off, true);
+        w.putTx(len, f, s.addr[i] + off);
         k++;
       }
     }
@@ -1071,31 +1027,11 @@ export class UdmaQueue {
       for (let off = 0; off < d.len[i]; off += BD_MAX_LEN) {
         const len = Math.min(BD_MAX_LEN, d.len[i] - off);
         const f = interrupt && m === d.descs - 1 ? LEN_CTRL.INT_EN : 0;
-        this.putOne(rx, len, f, d.addr[i] + off, false);
+        w.putRx(len, f, d.addr[i] + off);
         m++;
       }
     }
     this.push(s.total);
-  }
-
-  /** One descriptor at the producer's tail, which then advances. */
-  private putOne(
-    ring: RingProducer,
-    len: number,
-    flags: number,
-    addr: number,
-    isTx: boolean,
-  ): void {
-    const w = ring.words;
-    if (w !== null) {
-      if (isTx) putTx(w, ring.tail * BD_SIZE, len, ring.ringId, flags, addr);
-      else putRx(w, ring.tail * BD_SIZE, len, ring.ringId, flags, addr);
-    } else {
-      if (isTx) putTx(ring.scratchBuffer, 0, len, ring.ringId, flags, addr);
-      else putRx(ring.scratchBuffer, 0, len, ring.ringId, flags, addr);
-      ring.flushScratch(ring.tail);
-    }
-    ring.advance();
   }
 
   // -------------------------------------------------------------------------------------------

@@ -5,29 +5,20 @@
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { BD_SIZE } from '../../csr/formats/bd.ts';
+import {
+  INITIAL_RING_ID,
+  MAX_RING_SIZE,
+  MIN_RING_SIZE,
+  RING_ALIGN,
+  RING_SIZE_MULTIPLE,
+  inFlight,
+  nextRingId,
+  prevRingId,
+} from '../../csr/formats/ring.ts';
 import type { MemoryIO } from '../../csr/io.ts';
-import { field } from './regs.ts';
 
-/** Ring base and end must be 256-byte aligned (the prefetcher fetches 256-byte lines). */
-export const RING_ALIGN = 256;
-/** Ring sizes are a multiple of 16 descriptors (256 B / 16 B), so an aligned base gives an aligned end. */
-export const RING_SIZE_MULTIPLE = RING_ALIGN / BD_SIZE;
-/** Smallest ring, in descriptors. */
-export const MIN_RING_SIZE = 32;
-/** Largest ring, in descriptors: 2^24 - 16 (the 24-bit tdrl.len, rounded down to a multiple of 16). */
-export const MAX_RING_SIZE =
-  Math.floor(field('udma_m2s', 'M2S_Q[0].tdrl.len').max / RING_SIZE_MULTIPLE) * RING_SIZE_MULTIPLE;
-/**
- * The smallest legal ring holding `descriptors`: at least MIN_RING_SIZE, a multiple of
- * RING_SIZE_MULTIPLE, at most MAX_RING_SIZE.
- */
-export function ringSizeFor(descriptors: number): number {
-  const size = Math.ceil(descriptors / RING_SIZE_MULTIPLE) * RING_SIZE_MULTIPLE;
-  return Math.min(MAX_RING_SIZE, Math.max(MIN_RING_SIZE, size));
-}
-
-/** The ring id a queue starts with after reset; it increments (mod 4) at every producer wrap. */
-export const INITIAL_RING_ID = 1;
+// The ring rules live in csr/formats/ring.ts; the driver's modules and public API take them from here.
+export * from '../../csr/formats/ring.ts';
 
 /** Where a ring lives: `size` descriptors of 16 bytes at device address `base`. */
 export interface RingSpec {
@@ -121,23 +112,6 @@ export function validateRing(spec: RingSpec, memory: MemoryIO | null, where: str
 /** Two rings overlap when their byte ranges intersect. */
 export function ringsOverlap(a: RingSpec, b: RingSpec): boolean {
   return a.base < b.base + b.size * BD_SIZE && b.base < a.base + a.size * BD_SIZE;
-}
-
-/**
- * Descriptors in flight between a producer at (tail, tailRid) and the engine's head at
- * (head, headRid) on a ring of `size`: 0 (empty) .. size (full). The ring ids tell a full ring from
- * an empty one. A result above `size` means the two positions are inconsistent.
- */
-export function inFlight(
-  size: number,
-  tail: number,
-  tailRid: number,
-  head: number,
-  headRid: number,
-): number {
-  let p = ((tailRid - headRid) & 3) * size + tail - head;
-  if (p < 0) p += 4 * size;
-  return p;
 }
 
 /**
@@ -236,7 +210,7 @@ export class RingProducer {
     this.produced++;
     if (++this.tail === this.size) {
       this.tail = 0;
-      this.ringId = (this.ringId + 1) & 3;
+      this.ringId = nextRingId(this.ringId);
     }
   }
 
@@ -246,7 +220,7 @@ export class RingProducer {
       this.produced--;
       if (this.tail === 0) {
         this.tail = this.size - 1;
-        this.ringId = (this.ringId - 1) & 3;
+        this.ringId = prevRingId(this.ringId);
       } else {
         this.tail--;
       }

@@ -4,10 +4,22 @@
  * asserted about a time.
  */
 import { describe, expect, it } from 'vitest';
-import { measure, measureAgainst, MIN_RUNS, spread } from '../../bench/measure.ts';
+import {
+  inUnit,
+  measure,
+  measureAgainst,
+  measureAll,
+  measureAllAsync,
+  MIN_RUNS,
+  Sections,
+  sizeLabel,
+  spread,
+  timedResult,
+} from '../../bench/measure.ts';
 import {
   buildReport,
   isMet,
+  isTimedUnit,
   parseGoal,
   toMetric,
   type FileResult,
@@ -33,6 +45,12 @@ const meta = {
   machine,
 };
 
+const fiveRuns = {
+  runs: 5,
+  cpuMs: { min: 1, median: 2, max: 3 },
+  wallMs: { min: 1, median: 2, max: 4 },
+};
+
 function result(over: Partial<BenchResult> = {}): BenchResult {
   return {
     metric: 'mock.desc64.throughput',
@@ -42,6 +60,7 @@ function result(over: Partial<BenchResult> = {}): BenchResult {
     baseline: { name: 'Buffer.copy of the same 64-byte chunks', value: 4, unit: 'copies/s' },
     goal: '>= 0.5x',
     notes: 'synthetic',
+    timing: { value: fiveRuns, baseline: fiveRuns },
     ...over,
   };
 }
@@ -125,6 +144,7 @@ describe('metric entries', () => {
       baselineUnit: 'copies/s',
       notes: 'synthetic',
       file: 'mock.bench.ts',
+      timing: { value: fiveRuns, baseline: fiveRuns },
     });
     expect(toMetric(result({ value: 1 }), 'mock.bench.ts').met).toBe(false);
   });
@@ -156,6 +176,35 @@ describe('metric entries', () => {
       () => toMetric(result({ baseline: { name: 'b', value: 0, unit: 'u' } }), 'x.bench.ts'),
       'BAD_ARGUMENT',
     );
+  });
+
+  it(`a time or a rate needs CPU and wall spreads of at least ${MIN_RUNS} runs; a count does not`, () => {
+    expect(isTimedUnit('ns/op')).toBe(true);
+    expect(isTimedUnit('ms per queue')).toBe(true);
+    expect(isTimedUnit('ms CPU')).toBe(true);
+    expect(isTimedUnit('descriptor pairs/s')).toBe(true);
+    expect(isTimedUnit('MMIO accesses')).toBe(false);
+    expect(isTimedUnit('bytes/DMA (peak heap over start)')).toBe(false);
+    expectCode(() => toMetric(result({ timing: undefined }), 'x.bench.ts'), 'BAD_ARGUMENT');
+    const four = { ...fiveRuns, runs: MIN_RUNS - 1 };
+    expectCode(
+      () => toMetric(result({ timing: { value: four, baseline: fiveRuns } }), 'x.bench.ts'),
+      'BAD_ARGUMENT',
+    );
+    expectCode(
+      () => toMetric(result({ timing: { value: fiveRuns } }), 'x.bench.ts'),
+      'BAD_ARGUMENT',
+    );
+    expectCode(
+      () => toMetric(result({ timing: { value: fiveRuns, baseline: four } }), 'x.bench.ts'),
+      'BAD_ARGUMENT',
+    );
+    const counted = result({
+      unit: 'MMIO accesses',
+      baseline: { name: 'naive', value: 4, unit: 'MMIO accesses' },
+      timing: undefined,
+    });
+    expect(toMetric(counted, 'x.bench.ts').ratio).toBe(0.75);
   });
 
   it('timing spreads are carried through', () => {
@@ -253,5 +302,96 @@ describe('the timing helper (bookkeeping only)', () => {
     expect(order).toEqual(['f0', 'b0', 'f1', 'b1', 'f2', 'b2', 'f3', 'b3', 'f4', 'b4', 'f5', 'b5']);
     expect(t.value.runs).toBe(5);
     expect(t.baseline.runs).toBe(5);
+  });
+
+  it('measureAll runs every case once a round, each after its own untimed setup', () => {
+    const order: string[] = [];
+    const t = measureAll(
+      {
+        a: { setup: (i) => void order.push(`sa${i}`), run: (i) => order.push(`a${i}`) },
+        b: (i) => order.push(`b${i}`),
+        c: { run: (i) => order.push(`c${i}`) },
+      },
+      { runs: 5, warmup: 0 },
+    );
+    expect(order.slice(0, 8)).toEqual(['sa0', 'a0', 'b0', 'c0', 'sa1', 'a1', 'b1', 'c1']);
+    expect(order).toHaveLength(20);
+    expect(Object.keys(t)).toEqual(['a', 'b', 'c']);
+    expect(t.c.runs).toBe(5);
+  });
+
+  it('a sections case counts only what it times; an async case needs measureAllAsync', async () => {
+    const seen: number[] = [];
+    const t = measureAll(
+      {
+        s: {
+          sections: (i, s: Sections) => {
+            seen.push(i);
+            s.time(() => 0);
+          },
+        },
+      },
+      { runs: 5, warmup: 1 },
+    );
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(t.s.runs).toBe(5);
+    expect(() => measureAll({ a: async () => 0 }, { runs: 5 })).toThrow(/measureAllAsync/);
+    const order: string[] = [];
+    const ta = await measureAllAsync(
+      {
+        a: async (i) => {
+          await Promise.resolve();
+          order.push(`a${i}`);
+        },
+        b: { sections: async (i, s) => s.time(async () => void order.push(`b${i}`)) },
+      },
+      { runs: 5, warmup: 0 },
+    );
+    expect(order.slice(0, 4)).toEqual(['a0', 'b0', 'a1', 'b1']);
+    expect(ta.b.runs).toBe(5);
+    const sec = new Sections();
+    expect(await sec.time(async () => 7)).toBe(7); // the promise itself, timed until it settles
+    expect(sec.time(() => 8)).toBe(8);
+  });
+
+  it('sizeLabel names program sizes as the metric names do', () => {
+    expect([10_000, 100_000, 1_000_000].map(sizeLabel)).toEqual(['10k', '100k', '1M']);
+  });
+
+  it('inUnit: a rate is items per second, a time is per item', () => {
+    expect(inUnit(2, 1000, 'descriptors/s')).toBe(500_000);
+    expect(inUnit(2, 1000, 'ns/op')).toBe(2000);
+    expect(inUnit(3, 1, 'ms')).toBe(3);
+    expect(inUnit(512, 256, 'ms per queue')).toBe(2);
+    expect(() => inUnit(1, 1, 'MMIO accesses')).toThrow(RangeError);
+  });
+
+  it('timedResult takes the median CPU time of each side, keeps the spreads, passes the harness', () => {
+    const slow = { runs: 5, cpuMs: { min: 3, median: 4, max: 9 }, wallMs: fiveRuns.wallMs };
+    const r = timedResult({
+      metric: 'x.read.time',
+      name: 'x',
+      unit: 'ns/op',
+      items: 1_000_000,
+      timing: { value: slow, baseline: fiveRuns },
+      baseline: { name: 'raw' },
+      goal: '<= 2x',
+    });
+    expect(r.value).toBe(4);
+    expect(r.baseline).toEqual({ name: 'raw', value: 2, unit: 'ns/op' });
+    expect(r.ratio).toBe(2);
+    expect(r.notes).toContain('CPU min/median/max 3.00/4.00/9.00 ms (baseline 1.00/2.00/3.00)');
+    const m = toMetric(r, 'x.bench.ts');
+    expect(m.met).toBe(true);
+    expect(m.timing).toEqual({ value: slow, baseline: fiveRuns });
+    const rate = timedResult({
+      ...r,
+      unit: 'reads/s',
+      timing: { value: slow, baseline: fiveRuns },
+      baseline: { name: 'raw' },
+      items: 4000,
+    });
+    expect(rate.value).toBe(1_000_000);
+    expect(rate.ratio).toBe(0.5);
   });
 });

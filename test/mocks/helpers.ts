@@ -9,7 +9,7 @@ import { registerMapOf } from '../../csr/schema/map.ts';
 import { getField, getInstance } from '../../csr/schema/model.ts';
 import type { MockDevice } from '../../mocks/device.ts';
 import type { MockRegisterFile } from '../../mocks/register-file.ts';
-import type { MockUdmaUnit } from '../../mocks/udma-unit.ts';
+import type { MockUdmaUnit } from '../../mocks/udma/unit.ts';
 
 export { pattern } from '../support/bytes.ts';
 

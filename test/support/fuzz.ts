@@ -1,7 +1,7 @@
 /**
  * One fuzz configuration for the property suites (docs/testing.md): a fixed seed per property, a
  * bounded number of runs in `npm test`, and a larger count when NXDMA_FUZZ_RUNS is set (the same
- * variable test/mocks/engine-fuzz.test.ts and test/driver/mmio/region.property.test.ts read).
+ * variable test/mocks/udma/engine-fuzz.test.ts and test/driver/mmio/region.property.test.ts read).
  *
  *   fc.assert(fc.property(arb, check), fuzz(0x5c4e3a, 100));
  *

@@ -113,6 +113,10 @@ describe('accessor types', () => {
       readonly max_desc_per_pkt: number;
       readonly pref_force_rr: number;
     }>();
+    void (() => {
+      // @ts-expect-error a read value is immutable by type
+      m2s.M2S_rd.desc_pref_cfg_2.read().pref_force_rr = 1;
+    });
     expectTypeOf<
       FieldValues<udma_m2s['blocks']['M2S_Q']['registers']['dwrr_cfg_2']>
     >().toEqualTypeOf<{

@@ -1,6 +1,6 @@
 /**
- * The mock UDMA engine fed random rings and doorbells (mocks/udma-unit.ts; docs/mock.md), with an
- * exact write-set check that test/mocks/engine-fuzz.test.ts (no throw, pointers in range) leaves
+ * The mock UDMA engine fed random rings and doorbells (mocks/udma/; docs/mock.md), with an
+ * exact write-set check that test/mocks/udma/engine-fuzz.test.ts (no throw, pointers in range) leaves
  * out.
  *
  * Each run brings an engine up through driver/udma, initializes two queues, then applies random

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MockDevice } from '../../mocks/device.ts';
-import type { ServiceTraceEntry } from '../../mocks/service-trace.ts';
-import { QueuePair, bringUp, modify, rdf, wr } from './helpers.ts';
+import { MockDevice } from '../../../mocks/device.ts';
+import type { ServiceTraceEntry } from '../../../mocks/service-trace.ts';
+import { QueuePair, bringUp, modify, rdf, wr } from '../helpers.ts';
 
 const SRC = 0x400000;
 const DST = 2 ** 32;
@@ -16,6 +16,14 @@ function setup(n: number, ring = 1024) {
     (_, q) => new QueuePair(dev, u, q, ring, 0x10000 + q * 2 * ring * 16),
   );
   return { dev, u, qps };
+}
+
+/** The queues of the first n grants of the service trace. */
+function firstQueues(dev: MockDevice, n: number): number[] {
+  return dev.serviceTrace
+    .entries()
+    .slice(0, n)
+    .map((e) => e.queue);
 }
 
 /** Queues `count` single-descriptor packets of the given sizes (cycled) on a queue pair. */
@@ -70,12 +78,7 @@ describe('arbitration driven by the registers', () => {
     modify(u.m2s, 'M2S_dwrr.cfg_sched', { en_dwrr: 1 });
     qps.forEach((qp) => load(qp, 20, [1024]));
     dev.runUntilIdle();
-    expect(
-      dev.serviceTrace
-        .entries()
-        .slice(0, 6)
-        .map((e) => e.queue),
-    ).toEqual([0, 1, 0, 1, 0, 1]);
+    expect(firstQueues(dev, 6)).toEqual([0, 1, 0, 1, 0, 1]);
   });
 
   it('strict QoS levels: the higher q_qos level drains first', () => {
@@ -99,12 +102,7 @@ describe('arbitration driven by the registers', () => {
     wr(u.m2s, 'M2S_Q[1].dwrr_cfg_3', 8);
     qps.forEach((qp) => load(qp, 10, [1000]));
     dev.runUntilIdle();
-    expect(
-      dev.serviceTrace
-        .entries()
-        .slice(0, 6)
-        .map((e) => e.queue),
-    ).toEqual([0, 1, 2, 0, 1, 2]);
+    expect(firstQueues(dev, 6)).toEqual([0, 1, 2, 0, 1, 2]);
   });
 
   it('DWRR weights 1:2:4 give byte shares within 5% of 1:2:4 over a long run', () => {
@@ -225,12 +223,7 @@ describe('arbitration driven by the registers', () => {
     expect(Math.max(...perWindow.values())).toBe(2048);
     expect(perWindow.size).toBe(40);
     // Round robin still decides who goes within the budget.
-    expect(
-      dev.serviceTrace
-        .entries()
-        .slice(0, 4)
-        .map((e) => e.queue),
-    ).toEqual([0, 1, 0, 1]);
+    expect(firstQueues(dev, 4)).toEqual([0, 1, 0, 1]);
   });
 
   it('a masked rate limiter (reset) does not limit', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MockDevice } from '../../mocks/device.ts';
-import { QueuePair, bringUp } from './helpers.ts';
+import { MockDevice } from '../../../mocks/device.ts';
+import { QueuePair, bringUp } from '../helpers.ts';
 
 /** Bounded in CI; NXDMA_FUZZ_RUNS raises the count. */
 const RUNS = Number(process.env.NXDMA_FUZZ_RUNS ?? 60);

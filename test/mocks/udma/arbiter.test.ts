@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Arbiter, type ArbiterMode } from '../../mocks/arbiter.ts';
+import { Arbiter, type ArbiterMode } from '../../../mocks/udma/arbiter.ts';
 
 const RR: ArbiterMode = { forceRR: true, enDwrr: false, pktMode: false, incFactor: 7 };
 

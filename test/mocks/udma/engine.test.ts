@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BD_SIZE, decodeCompletion, encodeTx } from '../../csr/formats/bd.ts';
-import { MockDevice } from '../../mocks/device.ts';
-import { MOCK_QUEUE_STATUS } from '../../mocks/udma-unit.ts';
-import { QueuePair, bringUp, modify, pattern, rd, rdf, strobe } from './helpers.ts';
+import { BD_SIZE, decodeCompletion, encodeTx } from '../../../csr/formats/bd.ts';
+import { MockDevice } from '../../../mocks/device.ts';
+import { MOCK_QUEUE_STATUS } from '../../../mocks/udma/types.ts';
+import { QueuePair, bringUp, modify, pattern, rd, rdf, strobe } from '../helpers.ts';
 
 const HOST = 0;
 const DRAM = 2 ** 32;

@@ -3,9 +3,9 @@
  * to word indices and bit positions (mocks/field-ref.ts). Only names appear here; every offset
  * and bit position comes from the loaded udma_m2s / udma_s2m models.
  */
-import type { RegFileModel } from '../csr/schema/model.ts';
-import { getBlock } from '../csr/schema/model.ts';
-import { enumValue, fieldRef, fieldRefs, registerOffset, type FieldRef } from './field-ref.ts';
+import type { RegFileModel } from '../../csr/schema/model.ts';
+import { getBlock } from '../../csr/schema/model.ts';
+import { enumValue, fieldRef, fieldRefs, registerOffset, type FieldRef } from '../field-ref.ts';
 
 /** Per-queue ring registers, common to both halves (names differ: tdr* on M2S, rdr* on S2M). */
 export interface RingRefs {

@@ -1,0 +1,181 @@
+/**
+ * The state the lowering carries: `LowerCtx` for the whole module (options resolved once, the
+ * channel each queue's next descriptor program starts on) and `DmaBuild` for one DMA (its emit
+ * context, the DMA-channel rotation of its descriptor programs, and what they produce: the walks
+ * the ring descriptors are expanded from, the channel programs and the reduce descriptors).
+ * affine.ts and indexed.ts add to a DmaBuild; bounds.ts checks it; lower.ts assembles it.
+ */
+import { NxdmaError } from '../../common/errors.ts';
+import { dgeDescriptorProblem, type DgeDescriptor } from '../../csr/formats/dge-desc.ts';
+import type { MicroOp } from '../../csr/formats/dge-ops.ts';
+import type { DmaQueue, Instr, Module } from '../ir/module.ts';
+import type { Backend, BackendAvailability } from './backend.ts';
+import type { EmitContext } from './emit.ts';
+import { walkOf, type Walk } from './expand.ts';
+import { DGE_SHAPE_DEPTH, depthOf, dgeShapeOf, type Nest } from './shape.ts';
+import type { LoweredStream, PacketInfo } from './types.ts';
+
+/** The options of one lower() call, resolved and checked. */
+export interface LowerCtx {
+  m: Module;
+  avail: BackendAvailability;
+  maxPerPacket: number;
+  carveout: number;
+  ringSize: number;
+  maxNests: number;
+  keep: boolean;
+  /** Next channel per queue. */
+  nextChannel: Map<DmaQueue, number>;
+  packetBytes: ((d: PacketInfo) => number) | null;
+  dmaMask: ((priorityClass: number) => number) | null;
+  /** Host-built walks per pair of access-pattern shapes (affine.ts). */
+  hostPlans: Map<string, HostPlan>;
+}
+
+/**
+ * The host-built walks of one pair of access-pattern shapes, with addresses relative to the two
+ * sides' first elements: DMAs that differ only in where they start share it (and its dim arrays).
+ */
+export interface HostPlan {
+  walks: HostWalk[];
+}
+
+export interface HostWalk {
+  srcOff: number;
+  dstOff: number;
+  srcNum: readonly number[];
+  srcStep: readonly number[];
+  dstNum: readonly number[];
+  dstStep: readonly number[];
+}
+
+/** The empty record list of a DMA that has none (shared; replaced on the first push). */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+
+/** A LOWER_ERROR about one DMA: `label: message`. */
+export function lowerError(
+  label: string,
+  message: string,
+  expected: string,
+  actual: unknown,
+): NxdmaError {
+  return new NxdmaError('LOWER_ERROR', `${label}: ${message}`, {
+    where: label,
+    expected,
+    actual,
+  });
+}
+
+/** `#12 (name)`: how messages name a DMA. */
+export function dmaLabel(I: Instr): string {
+  return I.name ? `#${I.id} (${I.name})` : `#${I.id}`;
+}
+
+/** The lowest set bit of a non-zero 16-bit mask. */
+export function lowestBit(mask: number): number {
+  return 31 - Math.clz32(mask & -mask);
+}
+
+/** The next set bit of `mask` after bit `b`, wrapping (the channels a queue rotates over). */
+export function nextBit(mask: number, b: number): number {
+  for (let k = 1; k <= 16; k++) {
+    const c = (b + k) & 15;
+    if ((mask & (1 << c)) !== 0) return c;
+  }
+  return b;
+}
+
+/** What the descriptor programs of one DMA add up to while it is lowered. */
+export class DmaBuild {
+  readonly ctx: LowerCtx;
+  readonly instr: Instr;
+  readonly label: string;
+  readonly backend: Backend;
+  /** A DGE backend builds the descriptors (not the host). */
+  readonly dge: boolean;
+  readonly ec: EmitContext;
+  /** What the BDs are expanded from: one walk per 64-byte descriptor (or host transfer). */
+  readonly walks: Walk[] = [];
+  /** Channel programs (kept only when the records are). */
+  streams: LoweredStream[] = NONE;
+  /** A destination reduce's DIRECT2D descriptors, in order. */
+  reduceDescriptors: DgeDescriptor[] = NONE;
+  dgeDescriptors = 0;
+  /** BD pairs of each walk (bounds.ts). */
+  pieces: number[] = [];
+  /** BD pairs of all walks. */
+  total = 0;
+  /** Byte ranges the DMA reads and writes, [lo, hi) (bounds.ts). */
+  srcLo = Infinity;
+  srcHi = -Infinity;
+  dstLo = Infinity;
+  dstHi = -Infinity;
+  /** The channel the next descriptor program goes to. */
+  private ch: number;
+
+  constructor(ctx: LowerCtx, I: Instr, label: string, backend: Backend, ec: EmitContext) {
+    this.ctx = ctx;
+    this.instr = I;
+    this.label = label;
+    this.backend = backend;
+    this.dge = backend !== 'none';
+    this.ec = ec;
+    const mask = ec.channelMask;
+    let ch = this.dge ? (ctx.nextChannel.get(I.queue!) ?? lowestBit(mask)) : 0;
+    if (this.dge && (mask & (1 << ch)) === 0) ch = nextBit(mask, ch);
+    this.ch = ch;
+  }
+
+  /** Moves the emit context to the next descriptor program's channel (the queue's rotation). */
+  nextChannel(): void {
+    this.ec.channel = this.ch;
+    this.ch = nextBit(this.ec.channelMask, this.ch);
+  }
+
+  /** Records where the queue's next DMA starts its rotation. */
+  finish(): void {
+    if (this.dge) this.ctx.nextChannel.set(this.instr.queue!, this.ch);
+  }
+
+  /** Adds a destination reduce's DIRECT2D descriptor. */
+  addReduce(d: DgeDescriptor): void {
+    if (this.reduceDescriptors === NONE) this.reduceDescriptors = [];
+    this.reduceDescriptors.push(d);
+  }
+
+  /** A host-built transfer (backend none): one walk, no descriptor. */
+  addWalk(w: Walk): void {
+    this.walks.push(w);
+  }
+
+  /**
+   * One channel program: its micro-ops, the nest it walks (null for indexed rows) and the 64-byte
+   * descriptors it builds, each checked field by field (dgeDescriptorProblem) and walked.
+   */
+  addStream(ops: MicroOp[], n: Nest | null, descs: DgeDescriptor[]): void {
+    for (const d of descs) {
+      const p = dgeDescriptorProblem(d);
+      if (p) {
+        throw lowerError(
+          this.label,
+          `${d.kind}.${p.field}: expected ${p.expected}, got ${String(p.actual)}`,
+          p.expected,
+          p.actual,
+        );
+      }
+      this.walks.push(walkOf(d));
+    }
+    this.dgeDescriptors += descs.length;
+    if (this.ctx.keep) {
+      if (this.streams === NONE) this.streams = [];
+      this.streams.push({
+        channel: this.ec.channel,
+        microOps: ops,
+        // the dge_shape is the firmware's 4-deep view; a deeper RTL program has none
+        src: n && depthOf(n) <= DGE_SHAPE_DEPTH ? dgeShapeOf(n, true) : null,
+        dst: n && depthOf(n) <= DGE_SHAPE_DEPTH ? dgeShapeOf(n, false) : null,
+        descriptors: descs,
+      });
+    }
+  }
+}
