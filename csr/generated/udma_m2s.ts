@@ -745,6 +745,82 @@ export const udma_m2s = {
           },
         },
         /**
+         * Stream token bucket long-cycle size.
+         *
+         * offset 0x4 in M2S_stream_rate_limiter (instance 0 at 0x3c4) · RW · reset 0x0 (not every bit known) · provenance inferred (field long_cycle_size)
+         */
+        cfg_cycle: {
+          offset: 0x4,
+          count: 1,
+          stride: 0x0,
+          indexed: false,
+          access: 'RW',
+          reset: 0x0,
+          inferred: true,
+          addressInferred: false,
+          fields: {
+            /** long_cycle_size[15:0] · RW · reset unknown · inferred (Offset, bits and meaning from the public Alpine UDMA HAL (struct udma_rlimit_common, al_hal_udma_regs_m2s.h) of the same UDMA family; the device's public driver reserves this word and the CSR schema does not list it.): Short cycles per long cycle: at the end of every long cycle the bucket also gains the cfg_token_size_1 tokens (0: no long-cycle fill). */
+            long_cycle_size: { lsb: 0, width: 16, access: 'RW', reset: 0x0, inferred: true },
+          },
+        },
+        /**
+         * Stream token bucket tokens per long cycle.
+         *
+         * offset 0x8 in M2S_stream_rate_limiter (instance 0 at 0x3c8) · RW · reset 0x0 (not every bit known) · provenance inferred (field long_cycle)
+         */
+        cfg_token_size_1: {
+          offset: 0x8,
+          count: 1,
+          stride: 0x0,
+          indexed: false,
+          access: 'RW',
+          reset: 0x0,
+          inferred: true,
+          addressInferred: false,
+          fields: {
+            /** long_cycle[18:0] · RW · reset unknown · inferred (Offset, bits and meaning from the public Alpine UDMA HAL (struct udma_rlimit_common, al_hal_udma_regs_m2s.h) of the same UDMA family; the device's public driver reserves this word and the CSR schema does not list it.): Tokens added to the bucket at the end of every long cycle. */
+            long_cycle: { lsb: 0, width: 19, access: 'RW', reset: 0x0, inferred: true },
+          },
+        },
+        /**
+         * Stream token bucket tokens per short cycle.
+         *
+         * offset 0xc in M2S_stream_rate_limiter (instance 0 at 0x3cc) · RW · reset 0x0 (not every bit known) · provenance inferred (field short_cycle)
+         */
+        cfg_token_size_2: {
+          offset: 0xc,
+          count: 1,
+          stride: 0x0,
+          indexed: false,
+          access: 'RW',
+          reset: 0x0,
+          inferred: true,
+          addressInferred: false,
+          fields: {
+            /** short_cycle[18:0] · RW · reset unknown · inferred (Offset, bits and meaning from the public Alpine UDMA HAL (struct udma_rlimit_common, al_hal_udma_regs_m2s.h) of the same UDMA family; the device's public driver reserves this word and the CSR schema does not list it.): Tokens added to the bucket at the end of every short cycle (M2S_rate_limiter.gen_cfg.short_cycle_size engine cycles): the refill rate. */
+            short_cycle: { lsb: 0, width: 19, access: 'RW', reset: 0x0, inferred: true },
+          },
+        },
+        /**
+         * Stream token bucket software control.
+         *
+         * offset 0x10 in M2S_stream_rate_limiter (instance 0 at 0x3d0) · WO · reset 0x0 (not every bit known) · provenance inferred (field rst_token_cnt)
+         */
+        sw_ctrl: {
+          offset: 0x10,
+          count: 1,
+          stride: 0x0,
+          indexed: false,
+          access: 'WO',
+          reset: 0x0,
+          inferred: true,
+          addressInferred: false,
+          fields: {
+            /** rst_token_cnt[0] · WO · reset unknown · inferred (Offset, bits and meaning from the public Alpine UDMA HAL (struct udma_rlimit_common, al_hal_udma_regs_m2s.h) of the same UDMA family; the device's public driver reserves this word and the CSR schema does not list it.): Write 1: reset the bucket's token counter. */
+            rst_token_cnt: { lsb: 0, width: 1, access: 'WO', reset: 0x0, inferred: true },
+          },
+        },
+        /**
          * Rate limiter masks; 1 = masked (inactive). Both rate limiters are masked at reset.
          *
          * offset 0x14 in M2S_stream_rate_limiter (instance 0 at 0x3d4) · RW · reset 0x3 · provenance seed
@@ -1167,6 +1243,82 @@ export const udma_m2s = {
             en: { lsb: 24, width: 1, access: 'RW', reset: 0x0, inferred: false },
             /** pause[25] · RW · reset unknown · seed: Pause the queue rate limiter. */
             pause: { lsb: 25, width: 1, access: 'RW', reset: 0x0, inferred: false },
+          },
+        },
+        /**
+         * Per-queue token bucket long-cycle size.
+         *
+         * offset 0x64 in M2S_Q (instance 0 at 0x1064) · RW · reset 0x0 (not every bit known) · provenance inferred (field long_cycle_size)
+         */
+        rate_limit_cfg_cycle: {
+          offset: 0x64,
+          count: 1,
+          stride: 0x0,
+          indexed: false,
+          access: 'RW',
+          reset: 0x0,
+          inferred: true,
+          addressInferred: false,
+          fields: {
+            /** long_cycle_size[15:0] · RW · reset unknown · inferred (Offset, bits and meaning from the public Alpine UDMA HAL (struct udma_rlimit_common, al_hal_udma_regs_m2s.h) of the same UDMA family; the device's public driver reserves this word and the CSR schema does not list it.): Short cycles per long cycle: at the end of every long cycle the bucket also gains the cfg_token_size_1 tokens (0: no long-cycle fill). */
+            long_cycle_size: { lsb: 0, width: 16, access: 'RW', reset: 0x0, inferred: true },
+          },
+        },
+        /**
+         * Per-queue token bucket tokens per long cycle.
+         *
+         * offset 0x68 in M2S_Q (instance 0 at 0x1068) · RW · reset 0x0 (not every bit known) · provenance inferred (field long_cycle)
+         */
+        rate_limit_cfg_token_size_1: {
+          offset: 0x68,
+          count: 1,
+          stride: 0x0,
+          indexed: false,
+          access: 'RW',
+          reset: 0x0,
+          inferred: true,
+          addressInferred: false,
+          fields: {
+            /** long_cycle[18:0] · RW · reset unknown · inferred (Offset, bits and meaning from the public Alpine UDMA HAL (struct udma_rlimit_common, al_hal_udma_regs_m2s.h) of the same UDMA family; the device's public driver reserves this word and the CSR schema does not list it.): Tokens added to the bucket at the end of every long cycle. */
+            long_cycle: { lsb: 0, width: 19, access: 'RW', reset: 0x0, inferred: true },
+          },
+        },
+        /**
+         * Per-queue token bucket tokens per short cycle.
+         *
+         * offset 0x6c in M2S_Q (instance 0 at 0x106c) · RW · reset 0x0 (not every bit known) · provenance inferred (field short_cycle)
+         */
+        rate_limit_cfg_token_size_2: {
+          offset: 0x6c,
+          count: 1,
+          stride: 0x0,
+          indexed: false,
+          access: 'RW',
+          reset: 0x0,
+          inferred: true,
+          addressInferred: false,
+          fields: {
+            /** short_cycle[18:0] · RW · reset unknown · inferred (Offset, bits and meaning from the public Alpine UDMA HAL (struct udma_rlimit_common, al_hal_udma_regs_m2s.h) of the same UDMA family; the device's public driver reserves this word and the CSR schema does not list it.): Tokens added to the bucket at the end of every short cycle (M2S_rate_limiter.gen_cfg.short_cycle_size engine cycles): the refill rate. */
+            short_cycle: { lsb: 0, width: 19, access: 'RW', reset: 0x0, inferred: true },
+          },
+        },
+        /**
+         * Per-queue token bucket software control.
+         *
+         * offset 0x70 in M2S_Q (instance 0 at 0x1070) · WO · reset 0x0 (not every bit known) · provenance inferred (field rst_token_cnt)
+         */
+        rate_limit_sw_ctrl: {
+          offset: 0x70,
+          count: 1,
+          stride: 0x0,
+          indexed: false,
+          access: 'WO',
+          reset: 0x0,
+          inferred: true,
+          addressInferred: false,
+          fields: {
+            /** rst_token_cnt[0] · WO · reset unknown · inferred (Offset, bits and meaning from the public Alpine UDMA HAL (struct udma_rlimit_common, al_hal_udma_regs_m2s.h) of the same UDMA family; the device's public driver reserves this word and the CSR schema does not list it.): Write 1: reset the bucket's token counter. */
+            rst_token_cnt: { lsb: 0, width: 1, access: 'WO', reset: 0x0, inferred: true },
           },
         },
         /**

@@ -51,8 +51,24 @@ function arbiterText(e: PlanEngine): string {
   return parts.length ? parts.join(', ') : 'unchanged';
 }
 
-function rateText(r: { enabled: boolean; maxBurst?: number; pause?: boolean }): string {
-  return `${r.enabled ? 'on' : 'off'}${r.maxBurst !== undefined ? ` burst ${r.maxBurst}` : ''}${r.pause ? ' paused' : ''}`;
+function rateText(r: {
+  enabled: boolean;
+  maxBurst?: number;
+  pause?: boolean;
+  refill?: number;
+  longCycle?: number;
+  longRefill?: number;
+}): string {
+  return [
+    r.enabled ? 'on' : 'off',
+    r.maxBurst !== undefined ? `burst ${r.maxBurst}` : '',
+    r.refill !== undefined ? `refill ${r.refill}/short cycle` : '',
+    r.longRefill !== undefined ? `+${r.longRefill}/long cycle` : '',
+    r.longCycle !== undefined ? `long cycle ${r.longCycle}` : '',
+    r.pause ? 'paused' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** One table per engine of the plan (optionally only `engines`). */

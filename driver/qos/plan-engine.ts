@@ -8,7 +8,7 @@ import { DMAQoSClass, defaultQueueQos } from '../../csr/formats/qos-class.ts';
 import { reg, type Reg } from '../udma/regs.ts';
 import type { PlanEngine } from './plan.ts';
 import type { PlannedField, PlannedWrite, QosOrigin, QosWarning } from './planner.ts';
-import { qosRegs, type PlanFieldSpec } from './qos-regs.ts';
+import { qosRegs, type PlanFieldSpec, type RefillFieldSpecs, type RefillKey } from './qos-regs.ts';
 
 /** The word of one register being planned: the bits set so far and the fields they came from. */
 class WordBuilder {
@@ -92,6 +92,19 @@ export function planEngine(e: PlanEngine): PlannedWrite[] {
     b.put(f, value, origin, source, queue);
   };
 
+  /** A bucket's refill words, as far as the plan gives them. */
+  const setRefill = (
+    r: { readonly [k in RefillKey]?: number },
+    fields: RefillFieldSpecs,
+    src: string,
+    queue?: number,
+  ): void => {
+    for (const { key, spec } of fields) {
+      const v = r[key];
+      if (v !== undefined) set(spec, v, 'explicit', `${src}.${key}`, queue);
+    }
+  };
+
   for (const q of e.queues) {
     const Q = T.queues[q.queue];
     const n = q.queue;
@@ -121,6 +134,7 @@ export function planEngine(e: PlanEngine): PlannedWrite[] {
         set(Q.rateLimitMaxBurst, rl.maxBurst, 'explicit', `${s}.maxBurst`, n);
       if (rl.pause !== undefined)
         set(Q.rateLimitPause, rl.pause ? 1 : 0, 'explicit', `${s}.pause`, n);
+      setRefill(rl, Q.rateLimitRefill, s, n);
       // The per-queue limiter engages only when its mask bit is clear (1 = masked, the reset value).
       set(Q.rateLimitMask, rl.enabled ? 0 : 1, 'explicit', `${s}.enabled`, n);
     }
@@ -143,6 +157,7 @@ export function planEngine(e: PlanEngine): PlannedWrite[] {
         set(E.streamMaxBurst, st.maxBurst, 'explicit', `${s}.stream.maxBurst`);
       if (st.pause !== undefined)
         set(E.streamPause, st.pause ? 1 : 0, 'explicit', `${s}.stream.pause`);
+      setRefill(st, E.streamRefill, `${s}.stream`);
       set(E.streamMask, st.enabled ? 0 : 1, 'explicit', `${s}.stream.enabled`);
     }
   }
@@ -220,6 +235,34 @@ export function armingWarnings(e: PlanEngine): QosWarning[] {
       engine: e.engine,
       message: `engine ${e.engine}: per-queue QoS is set but the completion arbiter is forced to round robin (force_rr = 1; its reset mode is QoS)`,
     });
+  }
+  return out;
+}
+
+/**
+ * A rate limiter the plan enables without saying how it refills: its bucket then refills by
+ * whatever its token-size registers hold (reset unknown; 0 on the mock, where its traffic stops
+ * once the bucket is empty).
+ */
+export function refillWarnings(e: PlanEngine): QosWarning[] {
+  const out: QosWarning[] = [];
+  const none = (r: { enabled: boolean; refill?: number; longRefill?: number }): boolean =>
+    r.enabled && r.refill === undefined && r.longRefill === undefined;
+  const warn = (what: string, regs: string): void => {
+    out.push({
+      code: 'RATE_LIMIT_NO_REFILL',
+      engine: e.engine,
+      message:
+        `engine ${e.engine}: ${what} is enabled but the plan gives no refill or longRefill: ` +
+        `its bucket refills by whatever ${regs} hold (reset unknown), and stops the traffic once empty if that is 0`,
+    });
+  };
+  const st = e.rateLimit?.stream;
+  if (st && none(st))
+    warn('the stream rate limiter', 'M2S_stream_rate_limiter.cfg_token_size_1 / _2');
+  for (const q of e.queues) {
+    if (q.rateLimit && none(q.rateLimit))
+      warn(`queue ${q.queue}'s rate limiter`, `M2S_Q[${q.queue}].rate_limit_cfg_token_size_1 / _2`);
   }
   return out;
 }

@@ -30,7 +30,39 @@ export const QOS_LIMITS = {
   shortCycleSize: field('udma_m2s', 'M2S_rate_limiter.gen_cfg.short_cycle_size').max,
   streamMaxBurst: field('udma_m2s', 'M2S_stream_rate_limiter.cfg_1s.max_burst_size').max,
   queueMaxBurst: field('udma_m2s', 'M2S_Q[0].rate_limit_cfg_1.max_burst_size').max,
+  refill: field('udma_m2s', 'M2S_Q[0].rate_limit_cfg_token_size_2.short_cycle').max,
+  longRefill: field('udma_m2s', 'M2S_Q[0].rate_limit_cfg_token_size_1.long_cycle').max,
+  longCycle: field('udma_m2s', 'M2S_Q[0].rate_limit_cfg_cycle.long_cycle_size').max,
 } as const;
+
+/**
+ * One token bucket of the plan (a queue's or the stream's): armed or not, its size, pause, and its
+ * refill per short and long cycle (the refill words are inferred registers). `cfg1` and `block`
+ * name its registers in the descriptions (rate_limit_cfg_1 / rate_limit_cfg_*, cfg_1s / cfg_*).
+ */
+const bucketSchema = (maxBurst: number, cfg1: string, block: string, enabled: string) =>
+  z
+    .object({
+      enabled: z.boolean().describe(enabled),
+      maxBurst: uint(
+        maxBurst,
+        `${cfg1}.max_burst_size: the bucket size, the most tokens (bytes, or packets in packet mode) it holds`,
+      ).optional(),
+      pause: z.boolean().describe(`${cfg1}.pause: the bucket stops refilling`).optional(),
+      refill: uint(
+        QOS_LIMITS.refill,
+        `${block}token_size_2.short_cycle: tokens added every short cycle, the refill rate (inferred: needs allowInferred)`,
+      ).optional(),
+      longCycle: uint(
+        QOS_LIMITS.longCycle,
+        `${block}cycle.long_cycle_size: short cycles per long cycle (inferred: needs allowInferred)`,
+      ).optional(),
+      longRefill: uint(
+        QOS_LIMITS.longRefill,
+        `${block}token_size_1.long_cycle: tokens added every long cycle (inferred: needs allowInferred)`,
+      ).optional(),
+    })
+    .strict();
 
 const uint = (max: number, what: string) =>
   z.number().int().min(0).max(max).describe(`${what} (0..${max})`);
@@ -61,16 +93,12 @@ export const QueueQosSchema = z
     message: 'qos must set at least one of axiQos, qQos, weight, highPriority',
   });
 
-export const RateLimitSchema = z
-  .object({
-    enabled: z.boolean().describe('en: the token bucket limits the traffic'),
-    maxBurst: uint(
-      QOS_LIMITS.queueMaxBurst,
-      'max_burst_size: tokens (bytes, or packets in packet mode) per cycle',
-    ).optional(),
-    pause: z.boolean().describe('pause: hold the traffic').optional(),
-  })
-  .strict();
+export const RateLimitSchema = bucketSchema(
+  QOS_LIMITS.queueMaxBurst,
+  'rate_limit_cfg_1',
+  'rate_limit_cfg_',
+  'rate_limit_cfg_1.en: the token bucket limits the traffic',
+);
 
 export const QueueEntrySchema = z
   .object({
@@ -143,13 +171,12 @@ export const EngineRateLimitSchema = z
       'M2S_rate_limiter.gen_cfg.short_cycle_size',
     ).optional(),
     packetMode: z.boolean().describe('M2S_rate_limiter.gen_cfg.pkt_mode_en').optional(),
-    stream: z
-      .object({
-        enabled: z.boolean().describe('cfg_1s.en, and mask.internal_rate_limiter cleared'),
-        maxBurst: uint(QOS_LIMITS.streamMaxBurst, 'cfg_1s.max_burst_size').optional(),
-        pause: z.boolean().describe('cfg_1s.pause').optional(),
-      })
-      .strict()
+    stream: bucketSchema(
+      QOS_LIMITS.streamMaxBurst,
+      'cfg_1s',
+      'cfg_',
+      'cfg_1s.en, and mask.internal_rate_limiter cleared',
+    )
       .describe('M2S_stream_rate_limiter')
       .optional(),
   })

@@ -12,7 +12,7 @@
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
 import type { UdmaFileName } from '../udma/regs.ts';
-import { armingWarnings, planEngine } from './plan-engine.ts';
+import { armingWarnings, planEngine, refillWarnings } from './plan-engine.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 
 /** Where a planned value comes from: a class's default mapping, or the plan's own numbers. */
@@ -55,7 +55,8 @@ export interface PlannedWrite {
   readMask: number;
 }
 
-export type QosWarningCode = 'ARBITERS_ROUND_ROBIN' | 'COMPLETION_ROUND_ROBIN' | 'INFERRED_SKIPPED';
+export type QosWarningCode =
+  'ARBITERS_ROUND_ROBIN' | 'COMPLETION_ROUND_ROBIN' | 'INFERRED_SKIPPED' | 'RATE_LIMIT_NO_REFILL';
 
 export interface QosWarning {
   code: QosWarningCode;
@@ -97,6 +98,7 @@ export function buildQosWrites(
     if (engines && !engines.includes(e.engine)) continue;
     for (const w of planEngine(e)) writes.push(w);
     for (const w of armingWarnings(e)) warnings.push(w);
+    for (const w of refillWarnings(e)) warnings.push(w);
   }
   return { writes, warnings };
 }

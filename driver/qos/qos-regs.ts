@@ -24,6 +24,18 @@ export interface PlanFieldSpec {
   readonly inferred: boolean;
 }
 
+/** The plan's refill keys of a token bucket and the register (after its prefix) and field each sets. */
+export const REFILL_WORDS = [
+  ['refill', 'token_size_2', 'short_cycle'],
+  ['longCycle', 'cycle', 'long_cycle_size'],
+  ['longRefill', 'token_size_1', 'long_cycle'],
+] as const;
+
+export type RefillKey = (typeof REFILL_WORDS)[number][0];
+
+/** A token bucket's refill fields, one per REFILL_WORDS entry, in that order. */
+export type RefillFieldSpecs = readonly { readonly key: RefillKey; readonly spec: PlanFieldSpec }[];
+
 /** Per-queue fields (queue q of an engine). */
 export interface QueueFieldSpecs {
   readonly axiQos: PlanFieldSpec;
@@ -36,6 +48,8 @@ export interface QueueFieldSpecs {
   readonly rateLimitPause: PlanFieldSpec;
   /** rate_limit_mask.internal_rate_limiter (1 = masked). */
   readonly rateLimitMask: PlanFieldSpec;
+  /** rate_limit_cfg_token_size_2 / _cycle / _token_size_1. */
+  readonly rateLimitRefill: RefillFieldSpecs;
   /** S2M_Q[q].cfg.AXI_qos; undefined when the S2M half has no queue q. */
   readonly s2mAxiQos: PlanFieldSpec | undefined;
 }
@@ -48,6 +62,8 @@ export interface EngineFieldSpecs {
   readonly streamMaxBurst: PlanFieldSpec;
   readonly streamPause: PlanFieldSpec;
   readonly streamMask: PlanFieldSpec;
+  /** M2S_stream_rate_limiter.cfg_token_size_2 / cfg_cycle / cfg_token_size_1. */
+  readonly streamRefill: RefillFieldSpecs;
   readonly m2sCompForceRr: PlanFieldSpec;
   readonly s2mCompForceRr: PlanFieldSpec;
   readonly m2sQPromotion: PlanFieldSpec;
@@ -101,6 +117,8 @@ function build(): QosRegs {
   };
   const m2s = 'udma_m2s';
   const s2m = 'udma_s2m';
+  const refill = (prefix: string, phase: number): RefillFieldSpecs =>
+    REFILL_WORDS.map(([key, r, name]) => ({ key, spec: use(m2s, `${prefix}${r}`, phase, name) }));
   const s2mQueues = queueCount(s2m);
   const queues: QueueFieldSpecs[] = [];
   for (let q = 0; q < queueCount(m2s); q++) {
@@ -115,6 +133,7 @@ function build(): QosRegs {
       rateLimitMaxBurst: use(m2s, `${Q}.rate_limit_cfg_1`, P, 'max_burst_size'),
       rateLimitPause: use(m2s, `${Q}.rate_limit_cfg_1`, P, 'pause'),
       rateLimitMask: use(m2s, `${Q}.rate_limit_mask`, P, 'internal_rate_limiter'),
+      rateLimitRefill: refill(`${Q}.rate_limit_cfg_`, P),
       s2mAxiQos: q < s2mQueues ? use(s2m, `S2M_Q[${q}].cfg`, PHASE.s2mQueue, 'AXI_qos') : undefined,
     });
   }
@@ -127,6 +146,7 @@ function build(): QosRegs {
     streamMaxBurst: use(m2s, 'M2S_stream_rate_limiter.cfg_1s', RL, 'max_burst_size'),
     streamPause: use(m2s, 'M2S_stream_rate_limiter.cfg_1s', RL, 'pause'),
     streamMask: use(m2s, 'M2S_stream_rate_limiter.mask', RL, 'internal_rate_limiter'),
+    streamRefill: refill('M2S_stream_rate_limiter.cfg_', RL),
     m2sCompForceRr: use(m2s, 'M2S_comp.cfg_1c', A, 'force_rr'),
     s2mCompForceRr: use(s2m, 'S2M_comp.cfg_1c', A, 'force_rr'),
     m2sQPromotion: use(m2s, 'M2S_comp.cfg_1c', A, 'q_promotion'),

@@ -8,6 +8,7 @@
  */
 import { Arbiter, type ArbiterMode } from './arbiter.ts';
 import { PKT_READY, PKT_UNKNOWN, type UdmaCore } from './core.ts';
+import type { MockRegisterFile } from '../register-file.ts';
 import { RateLimitStage } from './rate-limit-stage.ts';
 import { scanHead, servePacket } from './walk.ts';
 
@@ -22,10 +23,10 @@ export class ArbitrationPipeline {
     incFactor: 7,
   };
 
-  constructor(c: UdmaCore) {
+  constructor(c: UdmaCore, m2s: MockRegisterFile) {
     this.c = c;
     this.arbiter = new Arbiter(c.queues);
-    this.limits = new RateLimitStage(c);
+    this.limits = new RateLimitStage(c, m2s);
   }
 
   /**
@@ -50,13 +51,11 @@ export class ArbitrationPipeline {
     mode.enDwrr = M.enDwrr.isSet(mw);
     mode.pktMode = M.pktModeEn.isSet(mw);
     mode.incFactor = M.incFactor.read(mw);
-    const enginePaused = M.streamRlPause.isSet(mw);
-    // Rate-limiter windows until the first blocked bucket holds a token again (Infinity: none).
+    // Rate-limiter short cycles until the first blocked bucket holds a token again (Infinity: none).
     let wait = Infinity;
     let anyReady = false;
     for (let q = 0; q < n; q++) {
       arb.ready[q] = 0;
-      if (enginePaused) continue;
       // Nothing handed over: nothing to look at (cheap test first).
       if (tx.tailOff[q] === tx.headOff[q] && tx.tailRid[q] === tx.headRid[q]) continue;
       const r = M.q[q];
@@ -68,7 +67,7 @@ export class ArbitrationPipeline {
       }
       if (c.pktState[q] !== PKT_READY) continue;
       const s = M.sched[q];
-      if (s.dwrrPause.isSet(mw) || s.rlPause.isSet(mw)) continue;
+      if (s.dwrrPause.isSet(mw)) continue;
       const w = limits.queueWait(q);
       if (w > 0) {
         wait = Math.min(wait, w);
@@ -109,7 +108,7 @@ export class ArbitrationPipeline {
     if (moved < 0) return;
     // Time: one cycle per descriptor plus the bytes at bytesPerCycle.
     c.cycle += nTx + Math.ceil(moved / c.bytesPerCycle);
-    this.limits.charge(q, moved);
+    this.limits.charge(q, moved, startCycle);
     c.packetsServed++;
     c.trace.record(c.engine, q, moved, nTx, startCycle, c.cycle, qos);
   }

@@ -76,7 +76,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     );
     this.queues = this.c.queues;
     this.faults = this.c.faults;
-    this.pipeline = new ArbitrationPipeline(this.c);
+    this.pipeline = new ArbitrationPipeline(this.c, this.m2s);
     this.arbiter = this.pipeline.arbiter;
     for (let q = 0; q < this.queues; q++) this.resetQueue('m2s', q);
     for (let q = 0; q < this.c.S.queues; q++) this.resetQueue('s2m', q);

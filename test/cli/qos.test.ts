@@ -7,6 +7,7 @@ import { planQos, registerFileOffset } from '../../driver/index.ts';
 import { nxdma as run } from './helpers.ts';
 
 const EXAMPLE = fileURL('../../examples/qos-plan.json');
+const RATE_LIMIT_PLAN = fileURL('../../examples/qos-cookbook/rate-limit.json');
 const dir = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
 const files: string[] = [];
 afterEach(() => {
@@ -126,7 +127,8 @@ describe('nxdma qos apply', () => {
     );
     expect(word(p, m2s0 + 0x1084)).toBe(4); // M2S_Q[0].dwrr_cfg_2.q_qos of P0
     expect(word(p, m2s0 + 0x1020)).toBe(0x40000000); // AXI_qos 4 over a zero word
-    expect(word(p, registerFileOffset('trn2', 1, 'udma_m2s') + 0x3c0)).toBe(0x01010000);
+    // engine 1, M2S_Q[1].dwrr_cfg_2.q_qos (explicit qQos 3)
+    expect(word(p, registerFileOffset('trn2', 1, 'udma_m2s') + 0x2084)).toBe(3);
     // diff after apply: nothing differs (HP read only with --allow-inferred).
     const d = await run('qos', 'diff', EXAMPLE, '--device', p, '--profile', 'trn2', '--json');
     const dj = d.json as { differences: number; notRead: { path: string }[] };
@@ -224,9 +226,13 @@ describe('nxdma qos diff and show', () => {
     ]);
     expect(j.writes.find((w) => w.path === 'M2S_Q[0].cfg')!.mask).toBe(0x70000000);
     const t = await run('qos', 'show', EXAMPLE);
-    expect(t.text).toContain(
-      'engine 1: prefetch qos, dwrr on [armed]; rate limit short_cycle 250, stream on burst 65536',
+    expect(t.text).toContain('engine 1: prefetch qos, dwrr on [armed]');
+    const rl = await run('qos', 'show', RATE_LIMIT_PLAN, '--allow-inferred');
+    expect(rl.code).toBe(0);
+    expect(rl.text).toContain(
+      'engine 0: unchanged [not armed]; rate limit short_cycle 250, stream on burst 16384 refill 4096/short cycle',
     );
+    expect(rl.text).toContain('on burst 4096 refill 512/short cycle');
   });
 
   it('--help shows an example', async () => {

@@ -177,6 +177,74 @@ describe('udma_m2s (REGISTERS.md, seed 004 §7.3, §8)', () => {
     expect(findField(m2s, 'M2S_rate_limiter.gen_cfg.en')).toBeUndefined();
   });
 
+  it('each token bucket has its refill registers beside its size (cfg_cycle, cfg_token_size_1/2, sw_ctrl; inferred)', () => {
+    // The stream bucket: cfg_1s (size) at 0x3c0, then the refill words, then mask at 0x3d4.
+    expect(pin(m2s, 'M2S_stream_rate_limiter.cfg_cycle.long_cycle_size')).toEqual([
+      0x3c4,
+      0,
+      16,
+      0,
+      false,
+    ]);
+    expect(pin(m2s, 'M2S_stream_rate_limiter.cfg_token_size_1.long_cycle')).toEqual([
+      0x3c8,
+      0,
+      19,
+      0,
+      false,
+    ]);
+    expect(pin(m2s, 'M2S_stream_rate_limiter.cfg_token_size_2.short_cycle')).toEqual([
+      0x3cc,
+      0,
+      19,
+      0,
+      false,
+    ]);
+    const sw = getInstance(m2s, 'M2S_stream_rate_limiter.sw_ctrl');
+    expect([sw.offset, sw.register.access, sw.register.fields[0].name]).toEqual([
+      0x3d0,
+      'WO',
+      'rst_token_cnt',
+    ]);
+    for (const q of [0, 15]) {
+      const b = 0x1000 + q * 0x1000;
+      expect(pin(m2s, `M2S_Q[${q}].rate_limit_cfg_cycle.long_cycle_size`)).toEqual([
+        b + 0x64,
+        0,
+        16,
+        0,
+        false,
+      ]);
+      expect(pin(m2s, `M2S_Q[${q}].rate_limit_cfg_token_size_1.long_cycle`)).toEqual([
+        b + 0x68,
+        0,
+        19,
+        0,
+        false,
+      ]);
+      expect(pin(m2s, `M2S_Q[${q}].rate_limit_cfg_token_size_2.short_cycle`)).toEqual([
+        b + 0x6c,
+        0,
+        19,
+        0,
+        false,
+      ]);
+      expect(getInstance(m2s, `M2S_Q[${q}].rate_limit_sw_ctrl`).offset).toBe(b + 0x70);
+    }
+    // No source states them for this device: tools never write them without the opt-in.
+    for (const path of [
+      'M2S_stream_rate_limiter.cfg_cycle',
+      'M2S_stream_rate_limiter.cfg_token_size_1',
+      'M2S_stream_rate_limiter.cfg_token_size_2',
+      'M2S_stream_rate_limiter.sw_ctrl',
+      'M2S_Q[3].rate_limit_cfg_cycle',
+      'M2S_Q[3].rate_limit_cfg_token_size_1',
+      'M2S_Q[3].rate_limit_cfg_token_size_2',
+      'M2S_Q[3].rate_limit_sw_ctrl',
+    ])
+      expect(getInstance(m2s, path).register.inferred, path).toBe(true);
+  });
+
   it('the completion arbiter is the only one that resets to QoS (force_rr 0), with q_promotion 1: cfg_1c at 0x400', () => {
     expect(pin(m2s, 'M2S_comp.cfg_1c.comp_fifo_depth')).toEqual([0x400, 0, 8, 0x40, true]);
     expect(pin(m2s, 'M2S_comp.cfg_1c.unack_fifo_depth')).toEqual([0x400, 8, 12, 0x100, true]);
@@ -354,7 +422,7 @@ describe('the model, the generated maps and the accessors agree', () => {
       );
       for (const i of list) expect(instanceAt(f, i.offset)).toBe(i);
     }
-    expect(instances(m2s).filter((i) => i.block?.name === 'M2S_Q').length).toBe(16 * 20);
+    expect(instances(m2s).filter((i) => i.block?.name === 'M2S_Q').length).toBe(16 * 24);
   });
 
   it('bound accessors sit at the model offsets (first and last instances)', () => {

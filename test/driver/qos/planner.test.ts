@@ -6,7 +6,7 @@ import {
   defaultQueueQos,
   toPriorityClass,
 } from '../../../csr/formats/qos-class.ts';
-import { planQos, parseQosPlan, type QosPlanInput } from '../../../driver/qos/index.ts';
+import { planQos, parseQosPlan, QOS_LIMITS, type QosPlanInput } from '../../../driver/qos/index.ts';
 import { planSchemaText, PLAN_SCHEMA_PATH } from '../../../driver/qos/gen-plan-schema.ts';
 import { expectCode } from '../udma/helpers.ts';
 
@@ -287,6 +287,67 @@ describe('inferred registers are gated (spec/REGISTERS.md)', () => {
       ['M2S_stream_rate_limiter.cfg_1s', 0x03ffffff, 0x01000200, true],
       ['M2S_stream_rate_limiter.mask', 0b10, 0, false],
     ]);
+  });
+});
+
+describe('rate limiters: bucket size and refill rate', () => {
+  const plan = (stream: object, queue?: object): QosPlanInput =>
+    ({
+      version: 1,
+      engines: [
+        {
+          engine: 0,
+          rateLimit: { shortCycleSize: 250, stream },
+          queues: queue ? [{ queue: 2, rateLimit: queue }] : [],
+        },
+      ],
+    }) as QosPlanInput;
+
+  it("refill, longCycle and longRefill land in the bucket's own refill registers (inferred: need allowInferred)", () => {
+    const p = plan(
+      { enabled: true, maxBurst: 65536, refill: 4096, longCycle: 8, longRefill: 1000 },
+      { enabled: true, maxBurst: 2048, refill: 512 },
+    );
+    expectCode(() => planQos(p), 'REGISTER_INFERRED');
+    const r = planQos(p, { allowInferred: true });
+    expect(r.writes.map((w) => [w.path, w.mask, w.value])).toEqual([
+      ['M2S_Q[2].rate_limit_cfg_1', 0x01ffffff, 0x01000800],
+      ['M2S_Q[2].rate_limit_cfg_token_size_2', 0x7ffff, 512],
+      ['M2S_Q[2].rate_limit_mask', 0b10, 0],
+      ['M2S_rate_limiter.gen_cfg', 0xffff, 250],
+      ['M2S_stream_rate_limiter.cfg_1s', 0x01ffffff, 0x01010000],
+      ['M2S_stream_rate_limiter.cfg_cycle', 0xffff, 8],
+      ['M2S_stream_rate_limiter.cfg_token_size_1', 0x7ffff, 1000],
+      ['M2S_stream_rate_limiter.cfg_token_size_2', 0x7ffff, 4096],
+      ['M2S_stream_rate_limiter.mask', 0b10, 0],
+    ]);
+    // the mask (arming) comes after the refill words of its bucket
+    expect(r.warnings).toEqual([]);
+  });
+
+  it('RATE_LIMIT_NO_REFILL: a limiter enabled without refill or longRefill is warned about (an error under strict)', () => {
+    const p = plan({ enabled: true, maxBurst: 65536 }, { enabled: true, maxBurst: 4096 });
+    const r = planQos(p, { allowInferred: true });
+    expect(r.warnings.map((w) => [w.code, w.engine])).toEqual([
+      ['RATE_LIMIT_NO_REFILL', 0],
+      ['RATE_LIMIT_NO_REFILL', 0],
+    ]);
+    expect(r.warnings[0].message).toContain('stream rate limiter');
+    expect(r.warnings[1].message).toContain('M2S_Q[2].rate_limit_cfg_token_size_1');
+    const e = expectCode(() => planQos(p, { allowInferred: true, strict: true }), 'PLAN_INVALID');
+    expect(e.message).toContain('no refill');
+    // a disabled limiter, or one with a long-cycle refill only, needs none
+    const ok = planQos(plan({ enabled: false }, { enabled: true, longRefill: 10, longCycle: 4 }), {
+      allowInferred: true,
+    });
+    expect(ok.warnings).toEqual([]);
+  });
+
+  it('refill values are bounded by their fields (19-bit token sizes, 16-bit long cycle)', () => {
+    expectCode(() => parseQosPlan(plan({ enabled: true, refill: 0x80000 })), 'PLAN_INVALID');
+    expectCode(() => parseQosPlan(plan({ enabled: true, longCycle: 0x10000 })), 'PLAN_INVALID');
+    expect(QOS_LIMITS.refill).toBe(0x7ffff);
+    expect(QOS_LIMITS.longCycle).toBe(0xffff);
   });
 });
 

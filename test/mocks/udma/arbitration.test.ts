@@ -171,9 +171,10 @@ describe('arbitration driven by the registers', () => {
     ).toBe(true);
   });
 
-  it('an enabled, unmasked rate limiter caps a queue at max_burst_size bytes per window', () => {
+  it('an enabled, unmasked rate limiter caps a queue at its refill per window (refill = bucket size here)', () => {
     const { dev, u, qps } = setup(2);
     wr(u.m2s, 'M2S_rate_limiter.gen_cfg', 1000); // short_cycle_size = 1000 cycles
+    wr(u.m2s, 'M2S_Q[0].rate_limit_cfg_token_size_2', 4096); // 4096 tokens per short cycle
     modify(u.m2s, 'M2S_Q[0].rate_limit_cfg_1', { en: 1, max_burst_size: 4096 });
     modify(u.m2s, 'M2S_Q[0].rate_limit_mask', { internal_rate_limiter: 0 });
     load(qps[0], 200, [1024]);
@@ -195,9 +196,10 @@ describe('arbitration driven by the registers', () => {
     expect(u.queueStats(0).m2s.packets).toBe(200);
   });
 
-  it('a packet larger than the budget waits out its debt (long-run rate = budget per window)', () => {
+  it('a packet larger than the bucket waits out its debt (long-run rate = refill per window)', () => {
     const { dev, u, qps } = setup(1);
     wr(u.m2s, 'M2S_rate_limiter.gen_cfg', 100);
+    wr(u.m2s, 'M2S_Q[0].rate_limit_cfg_token_size_2', 64);
     modify(u.m2s, 'M2S_Q[0].rate_limit_cfg_1', { en: 1, max_burst_size: 64 });
     modify(u.m2s, 'M2S_Q[0].rate_limit_mask', { internal_rate_limiter: 0 });
     load(qps[0], 20, [65536]);
@@ -211,6 +213,7 @@ describe('arbitration driven by the registers', () => {
   it('the engine-wide stream rate limiter caps the sum of all queues per window', () => {
     const { dev, u, qps } = setup(2);
     wr(u.m2s, 'M2S_rate_limiter.gen_cfg', 1000);
+    wr(u.m2s, 'M2S_stream_rate_limiter.cfg_token_size_2', 2048);
     modify(u.m2s, 'M2S_stream_rate_limiter.cfg_1s', { en: 1, max_burst_size: 2048 });
     modify(u.m2s, 'M2S_stream_rate_limiter.mask', { internal_rate_limiter: 0 });
     qps.forEach((qp) => load(qp, 40, [1024]));
