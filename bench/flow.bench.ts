@@ -1,8 +1,9 @@
 /**
  * The compile-to-ring flow, measured against baselines in the same run:
  *
- * 1. BD emission: the lowering's expansion (walk -> pieces -> BdWriter -> TX and RX descriptors
- *    in two rings, every field validated) against a raw fill loop that writes the same words into
+ * 1. BD emission: the lowering's expansion (walk -> pieces -> DescriptorStream) written by the
+ *    driver's BD writer (BdWriter.stream -> TX and RX descriptors in two rings, every field
+ *    validated) against a raw fill loop that writes the same words into
  *    the same rings with no check. Two shapes: 1 MiB contiguous DMAs (64 KiB chunks) and strided
  *    2-D tiles (256-byte rows). Goal: at least 0.5x.
  * 2. End to end: compile + lower + run on the mock + verify a 100,000-DMA program (10,000 with
@@ -17,9 +18,12 @@ import { ProgramBuilder } from '../compiler/ir/builder.ts';
 import { interpret } from '../compiler/interp/interpret.ts';
 import { initialImage } from '../compiler/interp/memory.ts';
 import { compile } from '../compiler/passes/pipeline.ts';
-import { BdWriter, type RingCursor } from '../compiler/lower/bds.ts';
+import { DescriptorStream } from '../compiler/lower/bds.ts';
 import { countPieces, expandWalk, type AffineWalk } from '../compiler/lower/expand.ts';
-import { BD_MAX_LEN, LEN_CTRL } from '../csr/formats/bd.ts';
+import { BD_MAX_LEN, BD_SIZE, LEN_CTRL } from '../csr/formats/bd.ts';
+import type { MemoryIO } from '../csr/io.ts';
+import { BdWriter } from '../driver/udma/bd-writer.ts';
+import { RingProducer } from '../driver/udma/ring.ts';
 import { defaultRingBase, flowMock, prepareCompiled, runPrepared } from '../flow/index.ts';
 import {
   MIN_RUNS,
@@ -37,8 +41,30 @@ import type { BenchResult } from './types.ts';
 
 const RING = 4096;
 
-function cursor(): RingCursor {
-  return { words: new Uint32Array(RING * 4), size: RING, tail: 0, ringId: 1 };
+/** A TX and an RX ring of RING descriptors in one flat memory, and their word views. */
+interface Rings {
+  tx: RingProducer;
+  rx: RingProducer;
+  txWords: Uint32Array;
+  rxWords: Uint32Array;
+}
+
+function rings(): Rings {
+  const bytes = new Uint8Array(2 * RING * BD_SIZE);
+  const mem: MemoryIO = {
+    read: (addr, dst) => dst.set(bytes.subarray(addr, addr + dst.length)),
+    write: (addr, src) => bytes.set(src, addr),
+    isMapped: (addr, n) => addr >= 0 && addr + n <= bytes.length,
+    view: (addr, n) => bytes.subarray(addr, addr + n),
+  };
+  const tx = new RingProducer('tx', { base: 0, size: RING }, mem);
+  const rx = new RingProducer('rx', { base: RING * BD_SIZE, size: RING }, mem);
+  return {
+    tx,
+    rx,
+    txWords: new Uint32Array(bytes.buffer, 0, RING * 4),
+    rxWords: new Uint32Array(bytes.buffer, RING * BD_SIZE, RING * 4),
+  };
 }
 
 /** Walks of one emission case and the piece list they expand into. */
@@ -83,15 +109,30 @@ export function stridedCase(n: number): Case {
   return { key: 'strided', name: 'strided tiles (128 rows of 256 B)', walks };
 }
 
-/** The lowering's emitter: pieces of each walk into the two rings. Returns descriptor pairs. */
-function emit(c: Case, tx: RingCursor, rx: RingCursor, counts: number[]): number {
-  const w = new BdWriter(tx, rx, 64);
+/**
+ * The lowering's emission: the walks' pieces into a descriptor stream, written by the driver's BD
+ * writer at the rings' tails whenever the next walk would not fit the room left (the engine taken
+ * to consume as fast: each write finds the rings empty). Returns descriptor pairs.
+ */
+function emit(c: Case, r: Rings, stream: DescriptorStream, counts: number[]): number {
+  const w = new BdWriter(r.tx, r.rx);
+  let n = 0;
+  const flush = (): void => {
+    w.stream(stream);
+    r.tx.consumedAtLeast(r.tx.produced);
+    r.rx.consumedAtLeast(r.rx.produced);
+    n += stream.length;
+    stream.clear();
+  };
+  stream.clear();
   for (let k = 0; k < c.walks.length; k++) {
-    w.begin(counts[k]);
-    expandWalk(c.walks[k], w);
-    w.end();
+    if (stream.length + counts[k] > RING) flush();
+    stream.begin(counts[k]);
+    expandWalk(c.walks[k], stream);
+    stream.end();
   }
-  return w.written;
+  flush();
+  return n;
 }
 
 /**
@@ -137,31 +178,29 @@ const PASSES = 16;
 
 export function emissionBench(c: Case, runs: number): BenchResult {
   const counts = c.walks.map((w) => countPieces(w)); // not map(countPieces): its 2nd parameter is a packet cap
-  const a = { tx: cursor(), rx: cursor() };
-  const b = { tx: cursor(), rx: cursor() };
+  const stream = new DescriptorStream(64);
+  const a = rings();
+  const b = { tx: new Uint32Array(RING * 4), rx: new Uint32Array(RING * 4) };
   // same bytes: one pass each, then compare
-  emit(c, a.tx, a.rx, counts);
-  rawFill(c, b.tx.words!, b.rx.words!, counts);
+  emit(c, a, stream, counts);
+  rawFill(c, b.tx, b.rx, counts);
   for (const [x, y] of [
-    [a.tx.words!, b.tx.words!],
-    [a.rx.words!, b.rx.words!],
+    [a.txWords, b.tx],
+    [a.rxWords, b.rx],
   ]) {
     for (let i = 0; i < x.length; i++) {
       if (x[i] !== y[i]) throw new Error(`${c.name}: emission and raw fill differ at word ${i}`);
     }
   }
-  const e = { tx: cursor(), rx: cursor() };
-  const r = { tx: cursor(), rx: cursor() };
+  const r = { tx: new Uint32Array(RING * 4), rx: new Uint32Array(RING * 4) };
   let pairs = 0;
   const emitRun = () => {
-    for (let k = 0; k < PASSES; k++) {
-      e.tx.tail = e.rx.tail = 0;
-      e.tx.ringId = e.rx.ringId = 1;
-      pairs = emit(c, e.tx, e.rx, counts);
-    }
+    // fresh rings each run; the passes go on round them (the same work as restarting at slot 0)
+    const e = rings();
+    for (let k = 0; k < PASSES; k++) pairs = emit(c, e, stream, counts);
   };
   const rawRun = () => {
-    for (let k = 0; k < PASSES; k++) rawFill(c, r.tx.words!, r.rx.words!, counts);
+    for (let k = 0; k < PASSES; k++) rawFill(c, r.tx, r.rx, counts);
   };
   const t = measureAgainst(emitRun, rawRun, { runs, warmup: 2 });
   return timedResult({

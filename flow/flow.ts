@@ -21,12 +21,12 @@ import type { PassReport } from '../compiler/passes/pass.ts';
 import { PacketCut, expandWalk, type IndexValues, type Walk } from '../compiler/lower/expand.ts';
 import { HOST_LITTLE_ENDIAN } from '../csr/formats/wire.ts';
 import type { DgeHostTables } from '../compiler/ir/module.ts';
+import { lower } from '../compiler/lower/lower.ts';
 import {
   DEFAULT_MAX_DESC_PER_PACKET,
-  lower,
   type LowerOptions,
   type LoweredProgram,
-} from '../compiler/lower/lower.ts';
+} from '../compiler/lower/types.ts';
 import { formatMicroOp } from '../csr/formats/dge-ops.ts';
 import { encodeDgeDescriptorBytes } from '../csr/formats/dge-desc.ts';
 import { serviceTraceOf, type DgeCoreIO, type Device } from '../csr/io.ts';
@@ -421,7 +421,7 @@ export async function runPrepared(
         hazards.add(qi, d.srcLo, d.srcHi, d.dstLo, d.dstHi);
         epochDmas++;
         const fq = fqByQueue.get(qi)!;
-        const w = fq.writer;
+        const stream = fq.stream;
         for (let k = 0; k < d.walks.length; k++) {
           const n = d.pieces[k];
           if (fq.room < n) {
@@ -439,15 +439,17 @@ export async function runPrepared(
               );
             }
           }
-          w.begin(n);
+          // the lowering's descriptor stream of the walk, then the driver writes it at the tails
+          stream.clear();
+          stream.begin(n);
           const walk = d.walks[k];
           expandWalk(
             walk,
-            d.packetBytes > 0 ? new PacketCut(w, d.packetBytes) : w,
+            d.packetBytes > 0 ? new PacketCut(stream, d.packetBytes) : stream,
             indexValues(walk),
           );
-          w.end();
-          fq.wrote(n);
+          stream.end();
+          fq.write(stream);
         }
         done++;
         if (opts.onProgress && (done - lastProgress >= 256 || done === total)) {

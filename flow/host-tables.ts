@@ -19,7 +19,7 @@
 import { NxdmaError } from '../common/errors.ts';
 import { DMAKind } from '../compiler/ir/enums.ts';
 import type { DgeHostTables, Module } from '../compiler/ir/module.ts';
-import type { LowerOptions, PacketInfo } from '../compiler/lower/lower.ts';
+import type { LowerOptions, PacketInfo } from '../compiler/lower/types.ts';
 import type { Device } from '../csr/io.ts';
 import { readMailboxes, readPriorityClassMap } from '../driver/dge/host.ts';
 import { effectiveDmaMask } from '../driver/dge/mailbox.ts';

@@ -4,19 +4,20 @@
  * position, doorbells (RX first, then TX) and completion read from the head pointers. Only the
  * Device interface is used, so the same code drives the mock and a mapped device.
  *
- * The driver's UdmaQueue submits contiguous copies; a flow submits prebuilt descriptor streams
- * (strided pieces, multi-descriptor packets), so this file keeps the producer positions in the
- * queue's own RingProducers and rings the doorbells described by queueRegs.
+ * The driver's UdmaQueue submits contiguous copies; a flow submits the lowering's descriptor
+ * streams (strided pieces, multi-descriptor packets) through the driver's BD writer over the
+ * queue's own RingProducers (which alone hold the producer positions), and rings the doorbells
+ * described by queueRegs for what was written since the last one.
  */
 import { NxdmaError, hex } from '../common/errors.ts';
 import { BD_SIZE } from '../csr/formats/bd.ts';
 import { MAX_DESC_PER_PKT } from '../csr/formats/ring.ts';
 import { isSimulated, type Device } from '../csr/io.ts';
-import { BdWriter, type RingCursor } from '../compiler/lower/bds.ts';
+import { DescriptorStream } from '../compiler/lower/bds.ts';
+import { BdWriter } from '../driver/udma/bd-writer.ts';
 import { UdmaEngine, deviceClockOf, type DeviceClock } from '../driver/udma/engine.ts';
 import { queueRegs, ringDoorbells, type QueueRegs } from '../driver/udma/queue-regs.ts';
 import type { UdmaQueue } from '../driver/udma/queue.ts';
-import type { RingProducer } from '../driver/udma/ring.ts';
 import { deviceShadow, type RegisterShadow } from '../driver/udma/shadow.ts';
 import type { QueuePlacement } from './mapping.ts';
 
@@ -28,13 +29,16 @@ export class FlowQueue {
   readonly placement: QueuePlacement;
   readonly udma: UdmaQueue;
   readonly regs: QueueRegs;
+  /** The driver's BD writer over the queue's two ring producers. */
   readonly writer: BdWriter;
-  /** Descriptors written and not yet doorbelled. */
-  unannounced = 0;
+  /** The descriptor stream of the descriptor program being written (reused). */
+  readonly stream: DescriptorStream;
   /** Descriptor pairs handed to the engine in all. */
   submitted = 0;
   doorbells = 0;
   private readonly engine: UdmaEngine;
+  /** TX descriptors produced when the doorbell last rang (RX is written in step). */
+  private rung: number;
 
   constructor(
     engine: UdmaEngine,
@@ -46,50 +50,41 @@ export class FlowQueue {
     this.placement = placement;
     this.udma = udma;
     this.regs = queueRegs(placement.qid);
-    const memory = engine.memory;
-    const cursor = (p: RingProducer): RingCursor => ({
-      words: p.words,
-      size: p.size,
-      tail: p.tail,
-      ringId: p.ringId,
-      store: (slot: number, bytes: Uint8Array) => memory.write(p.base + slot * BD_SIZE, bytes),
-    });
-    this.writer = new BdWriter(cursor(udma.tx), cursor(udma.rx), maxPerPacket);
+    this.writer = new BdWriter(udma.tx, udma.rx);
+    this.stream = new DescriptorStream(maxPerPacket);
+    this.rung = udma.tx.produced;
   }
 
   /** Free descriptors on both rings as far as the producer knows. */
   get room(): number {
-    return Math.min(this.udma.tx.room, this.udma.rx.room) - this.unannounced;
+    return Math.min(this.udma.tx.room, this.udma.rx.room);
   }
 
   get size(): number {
     return Math.min(this.udma.tx.size, this.udma.rx.size);
   }
 
-  /** Descriptors handed over and not seen consumed. */
+  /** Descriptors written and not seen consumed (handed over once drain() has rung the doorbells). */
   get inFlight(): number {
     return Math.max(this.udma.tx.pending, this.udma.rx.pending);
   }
 
-  /** Records `n` descriptor pairs the writer just wrote (cursor -> producers). */
-  wrote(n: number): void {
-    this.unannounced += n;
+  /** Descriptor pairs written and not yet doorbelled. */
+  get unannounced(): number {
+    return this.udma.tx.produced - this.rung;
+  }
+
+  /** Writes the pairs of a descriptor stream at the producers' tails (the driver's BD writer). */
+  write(s: DescriptorStream): void {
+    this.writer.stream(s);
   }
 
   /** Hands the written descriptors to the engine: RX doorbell first, then TX. */
   doorbell(): void {
     const n = this.unannounced;
     if (n === 0) return;
-    for (const [p, c] of [
-      [this.udma.tx, this.writer.tx],
-      [this.udma.rx, this.writer.rx],
-    ] as const) {
-      p.tail = c.tail;
-      p.ringId = c.ringId;
-      p.produced += n;
-    }
     ringDoorbells(this.engine.unit, this.regs, n);
-    this.unannounced = 0;
+    this.rung += n;
     this.submitted += n;
     this.doorbells++;
   }

@@ -11,7 +11,8 @@ import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DstReduce, TransposeKind } from '../ir/enums.ts';
 import type { Instr } from '../ir/module.ts';
 import { BACKEND_DIMS, type Backend } from './backend.ts';
-import { lowerError, type DmaBuild } from './context.ts';
+import { lowerError, type DmaBuild, type HostPlan } from './context.ts';
+import { countPieces, walkRanges, type AffineWalk } from './expand.ts';
 import { COMPUTE_OP, nestDescriptors, nestMicroOps } from './emit.ts';
 import {
   DGE_SHAPE_DEPTH,
@@ -84,29 +85,12 @@ export function lowerAffine(
  */
 function lowerHost(b: DmaBuild, src: AccessPattern, dst: AccessPattern, elemSize: number): void {
   const plans = b.ctx.hostPlans;
-  const key = shapeKey(src, dst, elemSize);
-  let plan = plans.get(key);
+  let plan = plans.get(src, dst, elemSize);
   if (plan === undefined) {
-    const ss = apShape(src);
-    const ds = apShape(dst);
-    const nests: Nest[] = [];
-    splitNest(
-      buildNest(ss, ds, elemSize, 0, 0),
-      { ...HOST_LIMITS, maxNests: b.ctx.maxNests },
-      nests,
-    );
-    plan = {
-      walks: nests.map((n) => ({
-        srcOff: n.srcAddr,
-        dstOff: n.dstAddr,
-        srcNum: n.srcNum,
-        srcStep: n.srcStep,
-        dstNum: n.dstNum,
-        dstStep: n.dstStep,
-      })),
-    };
-    plans.set(key, plan);
+    plan = hostPlan(src, dst, elemSize, b.ctx.maxNests);
+    plans.set(src, dst, elemSize, plan);
   }
+  b.plan = plan;
   const srcAddr = src.tensor.address + baseElem(src) * elemSize;
   const dstAddr = dst.tensor.address + baseElem(dst) * elemSize;
   for (const w of plan.walks) {
@@ -123,14 +107,52 @@ function lowerHost(b: DmaBuild, src: AccessPattern, dst: AccessPattern, elemSize
   }
 }
 
+/** The host plan of a pair of access patterns: their nest at addresses 0, its BD counts and ranges. */
+function hostPlan(
+  src: AccessPattern,
+  dst: AccessPattern,
+  elemSize: number,
+  maxNests: number,
+): HostPlan {
+  const nests: Nest[] = [];
+  splitNest(
+    buildNest(apShape(src), apShape(dst), elemSize, 0, 0),
+    { ...HOST_LIMITS, maxNests },
+    nests,
+  );
+  const walks = nests.map((n) => {
+    // ranges relative to the walk's own addresses
+    const w: AffineWalk = {
+      type: 'affine',
+      elemSize,
+      srcAddr: 0,
+      dstAddr: 0,
+      srcNum: n.srcNum,
+      srcStep: n.srcStep,
+      dstNum: n.dstNum,
+      dstStep: n.dstStep,
+    };
+    const [srcLo, srcHi, dstLo, dstHi] = walkRanges(w);
+    return {
+      srcOff: n.srcAddr,
+      dstOff: n.dstAddr,
+      srcNum: n.srcNum,
+      srcStep: n.srcStep,
+      dstNum: n.dstNum,
+      dstStep: n.dstStep,
+      srcLo,
+      srcHi,
+      dstLo,
+      dstHi,
+      count: countPieces(w),
+    };
+  });
+  return { walks, counts: Object.freeze(walks.map((w) => w.count)) };
+}
+
 /** The element an access pattern starts at (apShape's baseElem). */
 function baseElem(ap: AccessPattern): number {
   return ap.offset + (ap.scalarOffset ? ap.scalarOffset.value : 0);
-}
-
-/** The dims of both sides and the element size: what a host plan depends on. */
-function shapeKey(src: AccessPattern, dst: AccessPattern, elemSize: number): string {
-  return `${elemSize}:${src.partStep},${src.partNum},${src.free.join(',')}:${dst.partStep},${dst.partNum},${dst.free.join(',')}`;
 }
 
 /** The cross-bar rules on a DIRECT2D_XPOSE (2-byte dtype, 32-byte aligned destination, 16-row tiles). */

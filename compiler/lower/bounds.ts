@@ -29,7 +29,9 @@ export function checkBounds(
   const ctx = b.ctx;
   const lab = b.label;
   const walks = b.walks;
-  const pieces: number[] = new Array(walks.length);
+  const plan = packetBytes === 0 ? b.plan : null;
+  // a host plan's counts serve every DMA of its shape (shared, read-only)
+  const pieces: number[] = plan !== null ? (plan.counts as number[]) : new Array(walks.length);
   let total = 0;
   let srcLo = Infinity;
   let srcHi = -Infinity;
@@ -41,7 +43,7 @@ export function checkBounds(
   const dReg = dst.tensor.region;
   for (let k = 0; k < walks.length; k++) {
     const w = walks[k];
-    const n = countPieces(w, packetBytes);
+    const n = plan !== null ? plan.counts[k] : countPieces(w, packetBytes);
     if (n > ctx.ringSize) {
       throw lowerError(
         lab,
@@ -50,9 +52,18 @@ export function checkBounds(
         n,
       );
     }
-    pieces[k] = n;
+    if (plan === null) pieces[k] = n;
     total += n;
-    const [sl, sh, dl, dh] = walkRanges(w, iMin, iMax);
+    let sl: number, sh: number, dl: number, dh: number;
+    if (plan !== null) {
+      const pw = plan.walks[k];
+      sl = w.srcAddr + pw.srcLo;
+      sh = w.srcAddr + pw.srcHi;
+      dl = w.dstAddr + pw.dstLo;
+      dh = w.dstAddr + pw.dstHi;
+    } else {
+      [sl, sh, dl, dh] = walkRanges(w, iMin, iMax);
+    }
     if (
       sl < sReg.base ||
       sh > sReg.base + sReg.size ||

@@ -6,8 +6,13 @@
  * affine.ts and indexed.ts add to a DmaBuild; bounds.ts checks it; lower.ts assembles it.
  */
 import { NxdmaError } from '../../common/errors.ts';
-import { dgeDescriptorProblem, type DgeDescriptor } from '../../csr/formats/dge-desc.ts';
+import {
+  dgeDescriptorProblem,
+  type BoundCheck,
+  type DgeDescriptor,
+} from '../../csr/formats/dge-desc.ts';
 import type { MicroOp } from '../../csr/formats/dge-ops.ts';
+import type { AccessPattern } from '../ir/access-pattern.ts';
 import type { DmaQueue, Instr, Module } from '../ir/module.ts';
 import type { Backend, BackendAvailability } from './backend.ts';
 import type { EmitContext } from './emit.ts';
@@ -29,15 +34,20 @@ export interface LowerCtx {
   packetBytes: ((d: PacketInfo) => number) | null;
   dmaMask: ((priorityClass: number) => number) | null;
   /** Host-built walks per pair of access-pattern shapes (affine.ts). */
-  hostPlans: Map<string, HostPlan>;
+  hostPlans: HostPlans;
+  /** BOUND_CHECK_REG of each region, by region index. */
+  regionBounds: BoundCheck[];
 }
 
 /**
  * The host-built walks of one pair of access-pattern shapes, with addresses relative to the two
- * sides' first elements: DMAs that differ only in where they start share it (and its dim arrays).
+ * sides' first elements: DMAs that differ only in where they start share it (its dim arrays, its
+ * BD counts and its byte ranges relative to each walk's addresses).
  */
 export interface HostPlan {
   walks: HostWalk[];
+  /** BD pairs of each walk without a packet byte size (shared by the DMAs of the plan). */
+  counts: readonly number[];
 }
 
 export interface HostWalk {
@@ -47,6 +57,61 @@ export interface HostWalk {
   srcStep: readonly number[];
   dstNum: readonly number[];
   dstStep: readonly number[];
+  /** walkRanges of the walk relative to its own source and destination addresses. */
+  srcLo: number;
+  srcHi: number;
+  dstLo: number;
+  dstHi: number;
+}
+
+/** What a host plan depends on: both sides' dims (partition first, then the free [step, num]s) and the element size. */
+function sameShape(
+  key: readonly number[],
+  src: AccessPattern,
+  dst: AccessPattern,
+  es: number,
+): boolean {
+  if (key[0] !== es) return false;
+  let k = 1;
+  for (const ap of [src, dst]) {
+    if (key[k++] !== ap.partStep || key[k++] !== ap.partNum || key[k++] !== ap.free.length)
+      return false;
+    const f = ap.free;
+    for (let i = 0; i < f.length; i++) if (key[k++] !== f[i]) return false;
+  }
+  return k === key.length;
+}
+
+function shapeHash(src: AccessPattern, dst: AccessPattern, es: number): number {
+  let h = es | 0;
+  for (const ap of [src, dst]) {
+    h = Math.imul(h ^ ap.partStep, 0x9e3779b1);
+    h = Math.imul(h ^ ap.partNum, 0x85ebca77);
+    const f = ap.free;
+    for (let i = 0; i < f.length; i++) h = Math.imul(h ^ f[i], 0xc2b2ae3d);
+  }
+  return h;
+}
+
+/** Host plans by the shapes of their two access patterns (a hash of the dims, then the dims compared). */
+export class HostPlans {
+  private readonly byHash = new Map<number, { key: number[]; plan: HostPlan }[]>();
+
+  get(src: AccessPattern, dst: AccessPattern, es: number): HostPlan | undefined {
+    const list = this.byHash.get(shapeHash(src, dst, es));
+    if (list === undefined) return undefined;
+    for (const e of list) if (sameShape(e.key, src, dst, es)) return e.plan;
+    return undefined;
+  }
+
+  set(src: AccessPattern, dst: AccessPattern, es: number, plan: HostPlan): void {
+    const key = [es];
+    for (const ap of [src, dst]) key.push(ap.partStep, ap.partNum, ap.free.length, ...ap.free);
+    const h = shapeHash(src, dst, es);
+    const list = this.byHash.get(h);
+    if (list === undefined) this.byHash.set(h, [{ key, plan }]);
+    else list.push({ key, plan });
+  }
 }
 
 /** The empty record list of a DMA that has none (shared; replaced on the first push). */
@@ -110,6 +175,8 @@ export class DmaBuild {
   srcHi = -Infinity;
   dstLo = Infinity;
   dstHi = -Infinity;
+  /** The host plan the walks come from (affine.ts), or null. */
+  plan: HostPlan | null = null;
   /** The channel the next descriptor program goes to. */
   private ch: number;
 

@@ -161,7 +161,7 @@ function product(a: readonly number[]): number {
 /** Pieces of `total` contiguous bytes on both sides: 64 KiB chunks. */
 function contiguous(s: number, d: number, total: number, sink: PieceSink | null): number {
   const n = Math.ceil(total / BD_MAX_LEN);
-  if (sink !== null) {
+  if (sink !== null && n > 0) {
     const full = n - 1;
     const last = total - full * BD_MAX_LEN;
     if (sink.pieces !== undefined) {
@@ -204,15 +204,7 @@ function expandAffine(w: AffineWalk, sink: PieceSink | null): number {
   const sRun = sRunE * es;
   const dRun = dRunE * es;
   // fast path: both sides one run
-  if (sRun === total && dRun === total) {
-    let n = 0;
-    for (let off = 0; off < total; off += BD_MAX_LEN) {
-      if (sink !== null)
-        sink.piece(w.srcAddr + off, w.dstAddr + off, Math.min(BD_MAX_LEN, total - off));
-      n++;
-    }
-    return n;
-  }
+  if (sRun === total && dRun === total) return contiguous(w.srcAddr, w.dstAddr, total, sink);
   const sDepth = sN.length - s0;
   const dDepth = dN.length - d0;
   // fast path: runs of one size, one outer dim of the same count on both sides (a 2-D tile)

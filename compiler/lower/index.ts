@@ -5,19 +5,9 @@
  *   const low = lower(compileProgram(json).module);
  *   for (const q of low.queues) for (const d of q.dmas) d.streams, d.walks, d.descriptors
  */
-export {
-  lower,
-  DEFAULT_CARVEOUT_DESCRIPTORS,
-  DEFAULT_MAX_DESC_PER_PACKET,
-  DEFAULT_MAX_NESTS,
-  DEFAULT_RING_SIZE,
-  type LowerOptions,
-  type LoweredBlock,
-  type LoweredDma,
-  type LoweredProgram,
-  type LoweredQueue,
-  type LoweredStream,
-} from './lower.ts';
+export { lower } from './lower.ts';
+export { RTL_NEST_DIMS, nestDepth } from './affine.ts';
+export * from './types.ts';
 export {
   BACKENDS,
   BACKEND_AVAILABILITY,
@@ -64,4 +54,4 @@ export {
   type PieceSink,
   type Walk,
 } from './expand.ts';
-export { BdWriter, DescriptorStream, bufferCursor, type RingCursor } from './bds.ts';
+export { DescriptorStream } from './bds.ts';

@@ -30,7 +30,7 @@ import { isDMAFamily } from '../ir/predicates.ts';
 import { lowerAffine } from './affine.ts';
 import { availabilityFor, hasRegwrite, selectBackend, type Backend } from './backend.ts';
 import { checkBounds } from './bounds.ts';
-import { DmaBuild, dmaLabel, lowerError, type LowerCtx } from './context.ts';
+import { DmaBuild, HostPlans, dmaLabel, lowerError, type LowerCtx } from './context.ts';
 import { COMPUTE_OP, transferDir, type EmitContext } from './emit.ts';
 import { lowerIndexed } from './indexed.ts';
 import {
@@ -44,25 +44,13 @@ import {
   type LoweredQueue,
 } from './types.ts';
 
-export { RTL_NEST_DIMS, nestDepth } from './affine.ts';
-export {
-  DEFAULT_CARVEOUT_DESCRIPTORS,
-  DEFAULT_MAX_DESC_PER_PACKET,
-  DEFAULT_MAX_NESTS,
-  DEFAULT_RING_SIZE,
-  type LowerOptions,
-  type LoweredBlock,
-  type LoweredDma,
-  type LoweredProgram,
-  type LoweredQueue,
-  type LoweredStream,
-  type PacketInfo,
-} from './types.ts';
-
 /** BOUND_CHECK_REG of a region: bc_reg = the region's index (6 bits), enabled. */
-function regionBound(m: Module, r: Region): BoundCheck {
-  const i = m.regions.indexOf(r);
-  return i >= 0 && i < 64 ? boundCheck(i, true, false) : NO_BOUND_CHECK;
+function regionBounds(m: Module): BoundCheck[] {
+  return m.regions.map((_, i) => (i < 64 ? boundCheck(i, true, false) : NO_BOUND_CHECK));
+}
+
+function regionBound(ctx: LowerCtx, r: Region): BoundCheck {
+  return ctx.regionBounds[ctx.m.regions.indexOf(r)] ?? NO_BOUND_CHECK;
 }
 
 /** The index tensor an access pattern reads (vector dynamic offset or TensorIndirect), or null. */
@@ -86,7 +74,8 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     nextChannel: new Map(),
     packetBytes: opts.packetBytes ?? null,
     dmaMask: opts.dmaMask ?? null,
-    hostPlans: new Map(),
+    hostPlans: new HostPlans(),
+    regionBounds: regionBounds(m),
   };
   for (const [k, v] of [
     ['maxDescPerPacket', ctx.maxPerPacket],
@@ -267,8 +256,8 @@ function lowerDma(ctx: LowerCtx, I: Instr): LoweredDma {
     priorityClass,
     dtype: DTYPE_CODE[src.tensor.dtype],
     computeOp: COMPUTE_OP[I.dstReduce],
-    srcBound: regionBound(m, src.tensor.region),
-    dstBound: regionBound(m, dst.tensor.region),
+    srcBound: regionBound(ctx, src.tensor.region),
+    dstBound: regionBound(ctx, dst.tensor.region),
   };
   const b = new DmaBuild(ctx, I, lab, backend, ec);
   if (sIdx === null && dIdx === null) lowerAffine(b, I, src, dst, elemSize);

@@ -14,7 +14,8 @@
  * written. It allocates nothing per descriptor.
  */
 import { NxdmaError } from '../../common/errors.ts';
-import { BD_MAX_LEN, BD_SIZE, LEN_CTRL, putRx, putTx } from '../../csr/formats/bd.ts';
+import { BD_MAX_LEN, BD_SIZE, BdRings, LEN_CTRL, putRx, putTx } from '../../csr/formats/bd.ts';
+import { HOST_LITTLE_ENDIAN } from '../../csr/formats/wire.ts';
 import { RING_ID_MASK } from '../../csr/formats/ring.ts';
 import type { RingProducer } from './ring.ts';
 
@@ -46,6 +47,8 @@ export class BdWriter {
   readonly tx: RingProducer;
   /** The RX (S2M) ring's producer. */
   readonly rx: RingProducer;
+  /** Both rings as word views (the stream fast path), once known; null when either has none. */
+  private rings: BdRings | null | undefined = undefined;
 
   constructor(tx: RingProducer, rx: RingProducer) {
     this.tx = tx;
@@ -142,8 +145,9 @@ export class BdWriter {
   /**
    * Writes pairs `from` .. `from + count - 1` of a descriptor stream (see PairStream): one TX and
    * one RX descriptor each, the RX descriptor with the pair's flags less dmb. Room for all of them
-   * is checked first; a pair with a bad field throws before it is written, after the pairs before
-   * it (which stay written and counted in `produced`).
+   * is checked first; a pair with a bad field throws before it is written (on rings with word
+   * views, neither of its two descriptors), after the pairs before it (which stay written and
+   * counted in `produced`).
    */
   stream(s: PairStream, from = 0, count = s.length - from): void {
     if (
@@ -168,11 +172,58 @@ export class BdWriter {
     const { src, dst, len, flags } = s;
     const tx = this.tx;
     const rx = this.rx;
+    const rings = this.wordRings();
+    if (rings !== null) {
+      // both rings as word views: each pair encoded (both halves validated first) by putCopyPair,
+      // the producer positions in locals, stored back once (also when a pair is refused)
+      let tt = tx.tail;
+      let tr = tx.ringId;
+      let rt = rx.tail;
+      let rr = rx.ringId;
+      const ts = tx.size;
+      const rs = rx.size;
+      let i = from;
+      const end = from + count;
+      try {
+        for (; i < end; i++) {
+          rings.putCopyPair(tt, tr, rt, rr, len[i], flags[i], src[i], dst[i]);
+          if (++tt === ts) {
+            tt = 0;
+            tr = (tr + 1) & RID;
+          }
+          if (++rt === rs) {
+            rt = 0;
+            rr = (rr + 1) & RID;
+          }
+        }
+      } finally {
+        tx.tail = tt;
+        tx.ringId = tr;
+        tx.produced += i - from;
+        rx.tail = rt;
+        rx.ringId = rr;
+        rx.produced += i - from;
+      }
+      return;
+    }
     for (let i = from, end = from + count; i < end; i++) {
       const f = flags[i];
       put(tx, true, len[i], f, src[i]);
       put(rx, false, len[i], f & RX_KEEP, dst[i]);
     }
+  }
+
+  /** Both rings' word views for the pair encoder (a little-endian host), or null. */
+  private wordRings(): BdRings | null {
+    if (this.rings === undefined) {
+      const tw = this.tx.words;
+      const rw = this.rx.words;
+      this.rings =
+        tw !== null && rw !== null && HOST_LITTLE_ENDIAN
+          ? new BdRings(tw.subarray(0, this.tx.size * 4), rw.subarray(0, this.rx.size * 4))
+          : null;
+    }
+    return this.rings;
   }
 
   /** Throws RING_FULL (nothing written) unless both rings have room for ntx / nrx descriptors. */

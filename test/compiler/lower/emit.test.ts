@@ -16,7 +16,7 @@ import {
 import { DGE_DMA_CHANNELS } from '../../../csr/formats/dge-ops.ts';
 import { nestDescriptors, type EmitContext } from '../../../compiler/lower/emit.ts';
 import { buildNest } from '../../../compiler/lower/shape.ts';
-import type { LoweredProgram } from '../../../compiler/lower/lower.ts';
+import type { LoweredProgram } from '../../../compiler/lower/types.ts';
 import { hexBytes, lowered } from './helpers.ts';
 
 function only(low: LoweredProgram) {

@@ -4,7 +4,9 @@ import type { ArchLevel } from '../../../compiler/ir/enums.ts';
 import type { Module } from '../../../compiler/ir/module.ts';
 import type { ProgramOptionsInput } from '../../../compiler/ir/program.ts';
 import { compile } from '../../../compiler/passes/pipeline.ts';
-import { lower, type LowerOptions, type LoweredProgram } from '../../../compiler/lower/lower.ts';
+import type { AffineWalk } from '../../../compiler/lower/expand.ts';
+import { lower } from '../../../compiler/lower/lower.ts';
+import type { LowerOptions, LoweredProgram } from '../../../compiler/lower/types.ts';
 
 /**
  * A builder with regions host (DRAM, 0x1_0000_0000, 1 MiB), hbm (DRAM, 0x2_0000_0000, 1 MiB) and
@@ -98,3 +100,15 @@ export function lowered(
 export function hexBytes(b: Uint8Array): string {
   return [...b].map((x) => x.toString(16).padStart(2, '0')).join(' ');
 }
+
+/** An affine walk of 10 pieces of 4 bytes: the source every other element, the destination contiguous. */
+export const TEN_PIECES: AffineWalk = {
+  type: 'affine',
+  elemSize: 4,
+  srcAddr: 0x10000,
+  dstAddr: 0x90000,
+  srcNum: [1, 10],
+  srcStep: [1, 2],
+  dstNum: [10],
+  dstStep: [1],
+};
