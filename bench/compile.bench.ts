@@ -1,16 +1,33 @@
 /**
- * Compiler throughput: a generated program of N DMA instructions (tiled loads and saves behind
- * producer engines, collectives with CC-engine loads, transposes, several QoS classes, some loop
- * bodies) through every pass of the pipeline. Reports DMA instructions per second and peak heap
- * for 10k, 100k and 1M DMAs (linearity), each against a baseline measured in the same run: a plain
- * loop visiting the same instruction objects once per pass and reading the fields the passes read.
- * Goal: at least 500,000 DMA instructions/s for 1,000,000 DMAs, memory linear in size.
+ * Compiler benchmarks, each against a baseline measured in the same run:
+ *
+ * - `compile.{10k,100k,1M}.throughput`: a generated program of N DMA instructions (tiled loads and
+ *   saves behind producer engines, collectives with CC-engine loads, transposes, several QoS
+ *   classes, some loop bodies) through every pass of the pipeline, in DMA instructions per second
+ *   of CPU time; the baseline is the yardstick of bench/compile-yardstick.ts, two fused loops over
+ *   typed arrays computing the same bindings (checked against the compiled module every run).
+ *   Goal at 1M: at least 0.25 of the yardstick.
+ * - `compile.{10k,100k,1M}.memory` and `compile.memory.linearity`: peak heap per DMA during the
+ *   compile; linear means the same bytes per DMA at 1M as at 10k.
+ * - `compile.1M.gcPause`: the longest garbage-collection pause (perf_hooks `gc` entries) inside
+ *   the timed 1M compiles. Goal: none over 10 ms.
+ * - `compile.json100k.time`: `JSON.parse` of a 100k-DMA program file plus its validation and IR
+ *   build (parseProgram: the parse phase of `nxdma compile`), against `JSON.parse` of the same
+ *   text alone. Goal: at most twice the time.
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ProgramBuilder, tileAP } from '../compiler/ir/builder.ts';
 import type { Module } from '../compiler/ir/module.ts';
-import { PIPELINE, compile } from '../compiler/passes/pipeline.ts';
+import { parseProgram } from '../compiler/ir/to-module.ts';
+import { compile } from '../compiler/passes/pipeline.ts';
+import {
+  checkYardstick,
+  runYardstick,
+  yardstickInput,
+  type YardstickInput,
+} from './compile-yardstick.ts';
 import { MIN_RUNS, Sections, measureAgainst, sizeLabel, spread, timedResult } from './measure.ts';
 import type { BenchResult } from './types.ts';
 
@@ -132,20 +149,6 @@ function countDmas(m: Module): number {
   return n;
 }
 
-/** The baseline: one plain loop per pass over the same instruction objects, reading their fields. */
-function baselineLoop(m: Module, sweeps: number): number {
-  let acc = 0;
-  const instrs = m.instrs;
-  for (let s = 0; s < sweeps; s++) {
-    for (let i = 0; i < instrs.length; i++) {
-      const I = instrs[i];
-      acc += I.op + I.engine + I.dgeType + I.qos;
-      if (I.src !== null && I.dst !== null) acc += I.src.tensor.kind + I.dst.tensor.memType;
-    }
-  }
-  return acc;
-}
-
 function mb(bytes: number): string {
   return `${(bytes / 1048576).toFixed(1)} MiB`;
 }
@@ -159,18 +162,33 @@ function fullGc(): void {
   gc();
 }
 
+/** GC pauses (perf_hooks `gc` entries: start and duration in ms) seen since the bench started. */
+const pauses: { start: number; ms: number }[] = [];
+let observer: PerformanceObserver | null = null;
+
+function observeGc(): void {
+  if (observer !== null) return;
+  observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.push({ start: e.startTime, ms: e.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+}
+
 interface Sample {
   buildMs: number;
   heap0: number;
   heapIR: number;
   peak: number;
+  /** The timed compile's wall-clock window (performance.now()). */
+  window: [number, number];
 }
 
 /**
- * Builds the IR of an n-DMA program and compiles it; times the passes (in `timed`: CPU and wall)
- * and samples the heap after each pass (a heap-statistics call, microseconds, inside the timing).
+ * Builds the IR of an n-DMA program and its yardstick columns, then compiles it; times the passes
+ * (in `timed`: CPU and wall) and samples the heap after each pass (a heap-statistics call,
+ * microseconds, inside the timing).
  */
-function sample(nDmas: number, timed: Sections): { m: Module; s: Sample } {
+function sample(nDmas: number, timed: Sections): { m: Module; y: YardstickInput; s: Sample } {
   fullGc();
   const heap0 = heapUsed();
   let program: ProgramBuilder | null = generateProgram(nDmas);
@@ -178,9 +196,11 @@ function sample(nDmas: number, timed: Sections): { m: Module; s: Sample } {
   const m = program.build();
   const buildMs = performance.now() - tBuild;
   program = null; // the program object is input, not IR: let it go before measuring the IR
+  const y = yardstickInput(m);
   fullGc();
   const heapIR = heapUsed();
   let peak = heapIR;
+  const w0 = performance.now();
   timed.time(() =>
     compile(m, {
       onPass: () => {
@@ -188,45 +208,71 @@ function sample(nDmas: number, timed: Sections): { m: Module; s: Sample } {
       },
     }),
   );
-  return { m, s: { buildMs, heap0, heapIR, peak } };
+  return { m, y, s: { buildMs, heap0, heapIR, peak, window: [w0, performance.now()] } };
 }
 
-async function measureSize(nDmas: number, runs: number): Promise<BenchResult[]> {
+interface SizeResult {
+  results: BenchResult[];
+  bytesPerDma: number;
+  /** The longest GC pause inside the timed compiles, ms. */
+  longestPause: number;
+}
+
+async function measureSize(nDmas: number, runs: number): Promise<SizeResult> {
   const samples: Sample[] = [];
   let mod: Module | null = null;
+  let cols: YardstickInput | null = null;
   let sink = 0;
-  // each compile on a freshly built module; the baseline walks the module the last compile made
+  // the heap with no module alive, read once before the runs after the collector's concurrent
+  // sweeping is done (a pause, then collect again): a run's own starting heap may still count the
+  // previous run's module
+  fullGc();
+  await new Promise((r) => setTimeout(r, 200));
+  fullGc();
+  const before = heapUsed();
+  // each compile on a freshly built module; the yardstick runs on that module's columns and its
+  // bindings are compared with the compiled module
   const t = measureAgainst(
     {
       sections: (_i, s) => {
         mod = null; // let the previous module go before building the next
+        cols = null;
         const out = sample(nDmas, s);
         mod = out.m;
+        cols = out.y;
         samples.push(out.s);
       },
     },
-    () => (sink += baselineLoop(mod!, PIPELINE.length)),
+    {
+      sections: (_i, s) => {
+        sink += s.time(() => runYardstick(cols!));
+        checkYardstick(cols!, mod!);
+      },
+    },
     { runs, warmup: 0 },
   );
+  await new Promise((r) => setTimeout(r, 20)); // the gc entries are delivered asynchronously
   const m = mod! as Module;
   const dmas = countDmas(m);
   const label = sizeLabel(nDmas);
   const buildMs = spread(samples.map((x) => x.buildMs)).median;
-  // the heap with no module alive: the least of the runs' starting heaps (a run may start before
-  // the previous module is collected)
-  const heap0 = Math.min(...samples.map((x) => x.heap0));
+  const heap0 = Math.min(before, ...samples.map((x) => x.heap0));
   const peakBytes = Math.max(...samples.map((x) => x.peak)) - heap0;
   const irBytes = spread(samples.map((x) => x.heapIR)).median - heap0;
-  return [
+  let longestPause = 0;
+  for (const p of pauses)
+    for (const { window: w } of samples)
+      if (p.start >= w[0] && p.start < w[1]) longestPause = Math.max(longestPause, p.ms);
+  const results: BenchResult[] = [
     timedResult({
       metric: `compile.${label}.throughput`,
       name: `compile.passes.${label}`,
       unit: 'DMA instructions/s',
       items: dmas,
       timing: t,
-      baseline: { name: 'plain loop, one sweep per pass' },
-      goal: nDmas >= 1_000_000 ? '>= 500000 DMA instructions/s' : undefined,
-      notes: `${dmas} DMAs, ${m.instrs.length} instructions, ${m.queues.length} queues; IR build ${buildMs.toFixed(0)} ms (not counted; checksum ${sink % 10})`,
+      baseline: { name: 'fused typed-array loops computing the same bindings' },
+      goal: nDmas >= 1_000_000 ? '>= 0.25x' : undefined,
+      notes: `${dmas} DMAs, ${m.instrs.length} instructions, ${m.queues.length} queues; IR build ${buildMs.toFixed(0)} ms (not counted); longest GC pause in the compiles ${longestPause.toFixed(1)} ms (checksum ${sink % 10})`,
     }),
     {
       metric: `compile.${label}.memory`,
@@ -238,14 +284,70 @@ async function measureSize(nDmas: number, runs: number): Promise<BenchResult[]> 
       notes: `peak ${mb(peakBytes)} (the largest of ${runs} runs), IR ${mb(irBytes)} (median), both over the least starting heap; expected linear in program size (bytes/DMA flat from 10k to 1M)`,
     },
   ];
+  return { results, bytesPerDma: Math.round(peakBytes / dmas), longestPause };
+}
+
+/** JSON.parse + parseProgram of a 100k-DMA program file, against JSON.parse alone. */
+function measureJson(nDmas: number): BenchResult {
+  const text = JSON.stringify(generateProgram(nDmas).program());
+  let sink = 0;
+  const t = measureAgainst(
+    () => (sink += parseProgram(JSON.parse(text) as unknown).instrs.length),
+    () => (sink += (JSON.parse(text) as { functions: unknown[] }).functions.length),
+    { runs: MIN_RUNS, warmup: 1 },
+  );
+  return timedResult({
+    metric: `compile.json${sizeLabel(nDmas)}.time`,
+    name: `JSON.parse + parseProgram (validate, build the IR) of a ${sizeLabel(nDmas)}-DMA program`,
+    unit: 'ms',
+    items: 1,
+    timing: t,
+    baseline: { name: 'JSON.parse of the same text' },
+    goal: '<= 2x',
+    notes: `${(text.length / 1048576).toFixed(1)} MiB of JSON (checksum ${sink % 10})`,
+  });
 }
 
 export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
+  observeGc();
   const sizes = opts.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
   const out: BenchResult[] = [];
-  // warm-up: let the JIT optimise the passes before measuring (a cold 10k run is mostly tier-up)
-  for (let i = 0; i < 3; i++) sample(30_000, new Sections());
-  for (const n of sizes) out.push(...(await measureSize(n, MIN_RUNS)));
+  // warm-up: let the JIT optimise the passes and the yardstick before measuring (a cold 10k run
+  // is mostly tier-up; a pass runs once per compile, so it takes several compiles)
+  for (let i = 0; i < 8; i++) {
+    const { m, y } = sample(30_000, new Sections());
+    runYardstick(y);
+    checkYardstick(y, m);
+  }
+  const bySize = new Map<number, SizeResult>();
+  for (const n of sizes) {
+    const r = await measureSize(n, MIN_RUNS);
+    bySize.set(n, r);
+    out.push(...r.results);
+  }
+  const big = bySize.get(1_000_000);
+  const small = bySize.get(10_000)!;
+  if (big) {
+    out.push({
+      metric: 'compile.memory.linearity',
+      name: 'peak heap per DMA of the 1M compile over that of the 10k compile',
+      value: big.bytesPerDma,
+      unit: 'bytes/DMA at 1M',
+      baseline: { name: 'bytes/DMA at 10k', value: small.bytesPerDma, unit: 'bytes/DMA' },
+      ratio: big.bytesPerDma / small.bytesPerDma,
+      goal: '<= 1.25x',
+      notes: 'memory linear in program size: the same bytes per DMA from 10k to 1M',
+    });
+    out.push({
+      metric: 'compile.1M.gcPause',
+      name: 'longest GC pause inside the timed 1M compiles (perf_hooks gc entries)',
+      value: Number(big.longestPause.toFixed(2)),
+      unit: 'longest GC pause, ms',
+      goal: '<= 10 ms',
+      notes: `${MIN_RUNS} compiles of a freshly built 1M-DMA module; 0 when no collection ran`,
+    });
+  }
+  out.push(measureJson(100_000));
   return out;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The reference interpreter: what a program must leave in memory. It shares nothing with the
  * lowering: it walks each DMA's two access patterns element by element, exactly as
- * compiler/ir/access-pattern.ts defines them, and moves one element at a time.
+ * compiler/ir/access-pattern.ts defines them, and moves one element at a time (a copy moves a run
+ * of elements contiguous on both sides with one byte copy, where that leaves the same bytes).
  *
  * Semantics (docs/flow.md "what the interpreter models"):
  * - execution order: functions in declaration order, their blocks in order, a loop body
@@ -152,32 +153,68 @@ export function interpretDma(
   // addresses are computed per DMA, before it moves anything; index tensors are read-only
   elementAddresses(src, image, sa);
   elementAddresses(dst, image, da);
-  for (let i = 0; i < n; i++) {
+  const copy = sameType && op === DstReduce.none;
+  let i = 0;
+  while (i < n) {
+    // a copy moves a run of elements contiguous on both sides at once, when that is what moving
+    // them one after the other gives (no later source byte of the run is written before it is read)
+    let run = 1;
+    if (copy)
+      while (i + run < n && sa[i + run] === sa[i] + run * ses && da[i + run] === da[i] + run * des)
+        run++;
     const so = sa[i] - sr.base;
     const dOff = da[i] - dr.base;
-    if (so < 0 || so + ses > sr.size || dOff < 0 || dOff + des > dr.size) {
-      throw new NxdmaError(
-        'OUT_OF_RANGE',
-        `DMA #${I.id} element ${i}: ${hex(so < 0 || so + ses > sr.size ? sa[i] : da[i])} leaves its region`,
-        { where: `#${I.id}`, expected: 'addresses inside the tensors', actual: i },
-      );
+    const len = run * ses;
+    const inside = so >= 0 && so + len <= sr.size && dOff >= 0 && dOff + len <= dr.size;
+    if (run > 1 && inside && !(sb === db && so < dOff && dOff < so + len)) {
+      if (sb === db) db.copyWithin(dOff, so, so + len);
+      else db.set(sb.subarray(so, so + len), dOff);
+      if (mask) mask.fill(1, dOff, dOff + len);
+      i += run;
+      continue;
     }
-    if (sameType && op === DstReduce.none) {
-      for (let b = 0; b < ses; b++) db[dOff + b] = sb[so + b];
-    } else {
-      const v = decodeElement(st.dtype, sb, so);
-      if (op === DstReduce.none) encodeElement(dt.dtype, v, db, dOff);
-      else
-        storeReduced(
-          dt.dtype,
-          reduce(op, dt.dtype, decodeElement(dt.dtype, db, dOff), v),
-          db,
-          dOff,
-        );
-    }
-    if (mask) for (let b = 0; b < des; b++) mask[dOff + b] = 1;
+    moveElement(I, i, sa, da, sr, dr, copy, op, mask);
+    i++;
   }
   return n;
+}
+
+/** Moves element i (read, then write), after checking both addresses lie in their regions. */
+function moveElement(
+  I: Instr,
+  i: number,
+  sa: Float64Array,
+  da: Float64Array,
+  sr: ImageRegion,
+  dr: ImageRegion,
+  copy: boolean,
+  op: number,
+  mask: Uint8Array | null,
+): void {
+  const st = I.src!.tensor;
+  const dt = I.dst!.tensor;
+  const ses = st.elemSize;
+  const des = dt.elemSize;
+  const sb = sr.bytes;
+  const db = dr.bytes;
+  const so = sa[i] - sr.base;
+  const dOff = da[i] - dr.base;
+  if (so < 0 || so + ses > sr.size || dOff < 0 || dOff + des > dr.size) {
+    throw new NxdmaError(
+      'OUT_OF_RANGE',
+      `DMA #${I.id} element ${i}: ${hex(so < 0 || so + ses > sr.size ? sa[i] : da[i])} leaves its region`,
+      { where: `#${I.id}`, expected: 'addresses inside the tensors', actual: i },
+    );
+  }
+  if (copy) {
+    for (let b = 0; b < ses; b++) db[dOff + b] = sb[so + b];
+  } else {
+    const v = decodeElement(st.dtype, sb, so);
+    if (op === DstReduce.none) encodeElement(dt.dtype, v, db, dOff);
+    else
+      storeReduced(dt.dtype, reduce(op, dt.dtype, decodeElement(dt.dtype, db, dOff), v), db, dOff);
+  }
+  if (mask) for (let b = 0; b < des; b++) mask[dOff + b] = 1;
 }
 
 /** Runs every DMA of the program on `image` (changed in place). */

@@ -43,6 +43,8 @@ export class AccessPattern {
     readonly vectorOffset: VectorOffset | null = null,
     /** TensorIndirect index tensor (an indirect DMA's gather/scatter index), or null. */
     readonly indirect: Tensor | null = null,
+    /** The pattern's id in its module's ApShapes table, or -1 when it was not interned. */
+    readonly shapeId = -1,
   ) {}
 
   get numFreeDims(): number {
@@ -146,5 +148,94 @@ export class AccessPattern {
     out[0] = lo;
     out[1] = hi;
     return out;
+  }
+}
+
+/** The largest number of shapes ApShapes hands out ids for (ids fit 20 bits). */
+export const MAX_AP_SHAPES = 1 << 20;
+
+/**
+ * Access-pattern shapes: what the route predicate reads from a pattern, i.e. its tensor's kind and
+ * dtype, the partition and free dims and which run-time offsets it has, but not where it points
+ * (tensor, offset, offset values). Patterns of one shape get one id and share one `free` array, so
+ * a DMA's route is a function of its opcode, its flavours and two shape ids (dge-route.ts
+ * RouteMemo). Past MAX_AP_SHAPES shapes a pattern gets no id (-1) and its routes are not memoised.
+ */
+export class ApShapes {
+  /** Shape ids by hash of the shape (a short list per hash: collisions are compared in full). */
+  private readonly byHash = new Map<number, number[]>();
+  /** Per shape: [kind, dtype code, flags, partStep, partNum], then its free array. */
+  private readonly heads: number[] = [];
+  private readonly frees: (readonly number[])[] = [];
+
+  /** Shapes interned. */
+  get size(): number {
+    return this.frees.length;
+  }
+
+  /**
+   * The id of a shape and, through `free()`, its shared free array. `dims` are the free dims as
+   * written ([step, num] pairs); `dtype` a number naming the dtype; `flags` bit 0 a scalar offset,
+   * bit 1 a vector offset, bit 2 an indirect index.
+   */
+  intern(
+    kind: number,
+    dtype: number,
+    partStep: number,
+    partNum: number,
+    dims: readonly (readonly [number, number])[],
+    flags: number,
+  ): number {
+    let h = Math.imul(kind * 64 + dtype * 8 + flags, 0x9e3779b1);
+    h = Math.imul(h ^ partStep, 0x85ebca6b) ^ partNum;
+    for (let i = 0; i < dims.length; i++) {
+      h = Math.imul(h ^ dims[i][0], 0xc2b2ae35);
+      h = Math.imul(h ^ dims[i][1], 0x27d4eb2f);
+    }
+    h = h ^ (h >>> 15);
+    const list = this.byHash.get(h);
+    if (list !== undefined) {
+      for (let k = 0; k < list.length; k++) {
+        const id = list[k];
+        if (this.same(id, kind, dtype, partStep, partNum, dims, flags)) return id;
+      }
+    }
+    if (this.frees.length >= MAX_AP_SHAPES) return -1;
+    const free = new Array<number>(dims.length * 2);
+    for (let i = 0; i < dims.length; i++) {
+      free[2 * i] = dims[i][0];
+      free[2 * i + 1] = dims[i][1];
+    }
+    const id = this.frees.length;
+    this.frees.push(Object.freeze(free));
+    this.heads.push(kind, dtype, flags, partStep, partNum);
+    if (list !== undefined) list.push(id);
+    else this.byHash.set(h, [id]);
+    return id;
+  }
+
+  /** The shared free array (flat [step, num, ...]) of shape `id`. */
+  free(id: number): readonly number[] {
+    return this.frees[id];
+  }
+
+  private same(
+    id: number,
+    kind: number,
+    dtype: number,
+    partStep: number,
+    partNum: number,
+    dims: readonly (readonly [number, number])[],
+    flags: number,
+  ): boolean {
+    const h = this.heads;
+    const b = id * 5;
+    if (h[b] !== kind || h[b + 1] !== dtype || h[b + 2] !== flags) return false;
+    if (h[b + 3] !== partStep || h[b + 4] !== partNum) return false;
+    const f = this.frees[id];
+    if (f.length !== dims.length * 2) return false;
+    for (let i = 0; i < dims.length; i++)
+      if (f[2 * i] !== dims[i][0] || f[2 * i + 1] !== dims[i][1]) return false;
+    return true;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The text of compiler/ir/program.schema.json, the JSON Schema of the program format, from the
  * zod schema (the one source). `npm run gen` (scripts/gen.ts) writes it, `npm run gen:check` and
- * test/compiler/program.test.ts check the committed file against it.
+ * test/compiler/ir/program.test.ts check the committed file against it.
  */
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';

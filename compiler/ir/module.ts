@@ -7,7 +7,7 @@
  * indexed by ids instead of maps, no per-instruction closures.
  */
 import type { MemcopyCarveoutCfg, MemcopyDmaCfg } from '../../csr/formats/dge-local-regs.ts';
-import type { AccessPattern } from './access-pattern.ts';
+import { ApShapes, type AccessPattern } from './access-pattern.ts';
 import {
   DGEType,
   DMAKind,
@@ -65,6 +65,62 @@ export class Tensor {
 export interface Dep {
   on: number;
   kind: EdgeKind;
+}
+
+/**
+ * The module's dependence edges, held in growable typed arrays: one linked list per instruction
+ * (Instr.depHead -> next -> ...), in the order the edges were added. Adding an edge allocates
+ * nothing per edge (the arrays double when full), so a pass that adds an edge per DMA leaves no
+ * garbage and no per-edge object behind.
+ */
+export class DepEdges {
+  private on = new Int32Array(64);
+  private kind = new Uint8Array(64);
+  private next = new Int32Array(64);
+  /** Edges held. */
+  count = 0;
+
+  /** Adds `on` to the list that starts at `head`; returns the (possibly new) head. */
+  add(head: number, on: number, kind: EdgeKind): number {
+    let last = -1;
+    for (let e = head; e !== -1; e = this.next[e]) {
+      if (this.on[e] === on) {
+        if (kind > this.kind[e]) this.kind[e] = kind; // the stronger kind wins
+        return head;
+      }
+      last = e;
+    }
+    if (this.count === this.on.length) this.grow();
+    const e = this.count++;
+    this.on[e] = on;
+    this.kind[e] = kind;
+    this.next[e] = -1;
+    if (last === -1) return e;
+    this.next[last] = e;
+    return head;
+  }
+
+  /** The edges of the list that starts at `head`, as Dep values (null when there are none). */
+  list(head: number): Dep[] | null {
+    if (head === -1) return null;
+    const out: Dep[] = [];
+    for (let e = head; e !== -1; e = this.next[e])
+      out.push({ on: this.on[e], kind: this.kind[e] as EdgeKind });
+    return out;
+  }
+
+  private grow(): void {
+    const n = this.on.length * 2;
+    const on = new Int32Array(n);
+    const kind = new Uint8Array(n);
+    const next = new Int32Array(n);
+    on.set(this.on);
+    kind.set(this.kind);
+    next.set(this.next);
+    this.on = on;
+    this.kind = kind;
+    this.next = next;
+  }
 }
 
 /** A loop annotation on a basic block: the block is a loop body run `iterations` times. */
@@ -130,7 +186,8 @@ export class Instr {
   collective: string | null = null;
   /** SwitchQueueInstance: index of the queue instance it selects; -1 otherwise. */
   instance = -1;
-  deps: Dep[] | null = null;
+  /** First of this instruction's edges in `edges` (-1: none). */
+  private depHead = -1;
 
   constructor(
     readonly id: number,
@@ -139,24 +196,21 @@ export class Instr {
     public block: Block,
     engine: EngineType,
     subId: number,
+    /** The module's dependence edges. */
+    private readonly edges: DepEdges,
   ) {
     this.engine = engine;
     this.subId = subId;
   }
 
+  /** The instruction's dependences in the order they were added, or null when it has none. */
+  get deps(): Dep[] | null {
+    return this.edges.list(this.depHead);
+  }
+
   /** Adds a dependence on `on`; an existing edge keeps the stronger kind (EdgeKind precedence). */
   addDependency(on: number, kind: EdgeKind): void {
-    if (this.deps === null) {
-      this.deps = [{ on, kind }];
-      return;
-    }
-    for (const d of this.deps) {
-      if (d.on === on) {
-        if (kind > d.kind) d.kind = kind;
-        return;
-      }
-    }
-    this.deps.push({ on, kind });
+    this.depHead = this.edges.add(this.depHead, on, kind);
   }
 }
 
@@ -242,6 +296,10 @@ export class Module {
   readonly instrByName = new Map<string, Instr>();
   readonly queues: DmaQueue[] = [];
   readonly queueByName = new Map<string, DmaQueue>();
+  /** Every instruction's dependence edges. */
+  readonly edges = new DepEdges();
+  /** The access-pattern shapes of the program's DMAs (the route memo's keys). */
+  readonly apShapes = new ApShapes();
   scratch: ScratchLocation | null = null;
 
   constructor(
@@ -303,7 +361,7 @@ export class Module {
     /** Register the name for lookups (program instructions); inserted instructions do not. */
     register = true,
   ): Instr {
-    const inst = new Instr(this.instrs.length, op, name, block, engine, subId);
+    const inst = new Instr(this.instrs.length, op, name, block, engine, subId, this.edges);
     this.instrs.push(inst);
     if (name !== null && register) this.instrByName.set(name, inst);
     return inst;

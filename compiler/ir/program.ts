@@ -9,19 +9,21 @@
  */
 import { z } from 'zod';
 import { NxdmaError } from '../../common/errors.ts';
+import { jsonPath, zodIssues } from '../../common/zod-issues.ts';
 import { DMA_QOS_CLASS_NAMES } from '../../csr/formats/qos-class.ts';
 import {
   ArchLevel,
   COMPUTE_OPS,
+  DGELevels,
+  DGEType,
+  DMAKind,
   DTYPE_NAMES,
-  type DGELevelName,
-  type DGETypeName,
-  type DMAKindName,
-  type EdgeKindName,
-  type EngineTypeName,
-  type TensorKindName,
+  EdgeKind,
+  EngineType,
+  TensorKind,
 } from './enums.ts';
 import { DMA_OPS } from './predicates.ts';
+import { isValidInstruction } from './program-check.ts';
 
 export const PROGRAM_FORMAT = 'nxdma.program/1';
 
@@ -37,52 +39,26 @@ export const AddressSchema = z
   ])
   .describe('byte address or size: a non-negative safe integer or a hex string "0x..."');
 
-const engineName = z.enum([
-  'Unassigned',
-  'Pool',
-  'Activation',
-  'PE',
-  'DMA',
-  'DVE',
-  'SP',
-] as const satisfies readonly EngineTypeName[]);
-const dgeTypeName = z.enum([
-  'None',
-  'SWDGE',
-  'HWDGE',
-  'Unassigned',
-] as const satisfies readonly DGETypeName[]);
-const dgeLevelName = z.enum([
-  'spill_reload',
-  'scalar_dynamic_offset',
-  'vector_dynamic_offsets',
-  'dynamic_size',
-  'dst_reduce',
-  'transpose',
-] as const satisfies readonly DGELevelName[]);
-const dmaKindName = z.enum([
-  'Generic',
-  'IO',
-  'DGE',
-  'CCE',
-] as const satisfies readonly DMAKindName[]);
-const edgeKindName = z.enum([
-  'Ordered',
-  'Anti',
-  'Output',
-  'Flow',
-] as const satisfies readonly EdgeKindName[]);
-const tensorKindName = z.enum([
-  'Output',
-  'Input',
-  'InputOutput',
-  'Const',
-  'Pointer',
-  'Internal',
-  'Scratch',
-  'Semaphore',
-  'Spill',
-] as const satisfies readonly TensorKindName[]);
+/**
+ * A zod enum of the names of one of enums.ts's tables, in its order, without `Invalid` (a value
+ * the format never takes).
+ */
+function namesOf<T extends Record<string, number>>(table: T) {
+  const keys = Object.keys(table).filter((k) => k !== 'Invalid') as Exclude<
+    keyof T & string,
+    'Invalid'
+  >[];
+  return z.enum(
+    keys as [Exclude<keyof T & string, 'Invalid'>, ...Exclude<keyof T & string, 'Invalid'>[]],
+  );
+}
+
+const engineName = namesOf(EngineType);
+const dgeTypeName = namesOf(DGEType);
+const dgeLevelName = namesOf(DGELevels);
+const dmaKindName = namesOf(DMAKind);
+const edgeKindName = namesOf(EdgeKind);
+const tensorKindName = namesOf(TensorKind);
 /** The allowed values of a DMAQoSClass, as error messages name them. */
 export const QOS_CLASS_ALLOWED = 'P0..P14, Default, Unassigned (or an ordinal 0..16)';
 
@@ -210,25 +186,34 @@ export const InstructionSchema = z.discriminatedUnion('op', [
   CollectiveInstructionSchema,
 ]);
 
-export const BlockSchema = z
-  .object({
-    name,
-    loop: z
-      .object({
-        iterations: z
-          .number()
-          .int()
-          .min(1)
-          .max(2 ** 31 - 1),
-      })
-      .strict()
-      .optional()
-      .describe('present when the block is a loop body'),
-    instructions: z.array(InstructionSchema),
-  })
-  .strict();
+/** A basic block whose instructions are described by `instruction`. */
+function blockSchema<I extends z.ZodType>(instruction: I) {
+  return z
+    .object({
+      name,
+      loop: z
+        .object({
+          iterations: z
+            .number()
+            .int()
+            .min(1)
+            .max(2 ** 31 - 1),
+        })
+        .strict()
+        .optional()
+        .describe('present when the block is a loop body'),
+      instructions: z.array(instruction),
+    })
+    .strict();
+}
 
-export const FunctionSchema = z.object({ name, blocks: z.array(BlockSchema).min(1) }).strict();
+function functionSchema<I extends z.ZodType>(instruction: I) {
+  return z.object({ name, blocks: z.array(blockSchema(instruction)).min(1) }).strict();
+}
+
+export const BlockSchema = blockSchema(InstructionSchema);
+
+export const FunctionSchema = functionSchema(InstructionSchema);
 
 export const RegionSchema = z
   .object({
@@ -373,28 +358,40 @@ const archSchema = z.union(
   { error: (iss) => `arch one of ${ARCH_ALLOWED}, got ${JSON.stringify(iss.input)}` },
 );
 
-export const ProgramSchema = z
-  .object({
-    $schema: z
-      .string()
-      .optional()
-      .describe('the JSON Schema of this document (program.schema.json), for editors; ignored'),
-    format: z.literal(PROGRAM_FORMAT).optional(),
-    name: name.default('program'),
-    description: z.string().optional(),
-    arch: archSchema.describe(
-      'ArchLevel 10/20/30/40/50 or its codename (Tonga, Sunda, Cayman, CoreV4, CoreV5)',
-    ),
-    options: OptionsSchema.prefault({}),
-    memory: z
-      .object({
-        regions: z.array(RegionSchema).default([]),
-        tensors: z.array(TensorSchema).default([]),
-      })
-      .strict(),
-    functions: z.array(FunctionSchema).min(1),
-  })
-  .strict();
+/** A program whose instructions are described by `instruction`. */
+function programSchema<I extends z.ZodType>(instruction: I) {
+  return z
+    .object({
+      $schema: z
+        .string()
+        .optional()
+        .describe('the JSON Schema of this document (program.schema.json), for editors; ignored'),
+      format: z.literal(PROGRAM_FORMAT).optional(),
+      name: name.default('program'),
+      description: z.string().optional(),
+      arch: archSchema.describe(
+        'ArchLevel 10/20/30/40/50 or its codename (Tonga, Sunda, Cayman, CoreV4, CoreV5)',
+      ),
+      options: OptionsSchema.prefault({}),
+      memory: z
+        .object({
+          regions: z.array(RegionSchema).default([]),
+          tensors: z.array(TensorSchema).default([]),
+        })
+        .strict(),
+      functions: z.array(functionSchema(instruction)).min(1),
+    })
+    .strict();
+}
+
+/** The program format. */
+export const ProgramSchema = programSchema(InstructionSchema);
+
+/**
+ * The program format with its instructions left as written (each one is judged by the
+ * hand-written checker of program-check.ts, which gives zod's verdict without zod's copy).
+ */
+const ProgramHeaderSchema = programSchema(z.unknown());
 
 /** A program as written (defaults may be omitted). */
 export type ProgramInput = z.input<typeof ProgramSchema>;
@@ -408,12 +405,14 @@ export type CollectiveInstructionInput = z.input<typeof CollectiveInstructionSch
 export type ProgramOptionsInput = z.input<typeof OptionsSchema>;
 export type Instruction = z.output<typeof InstructionSchema>;
 
-/** Renders a zod path as a JSON path: `$.functions[0].blocks[1].instructions[2].src`. */
-export function jsonPath(path: readonly PropertyKey[]): string {
-  let s = '$';
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
-  return s;
-}
+/** A JSON path: `$.functions[0].blocks[1].instructions[2].src` (common/zod-issues.ts). */
+export { jsonPath };
+
+/** The program format, as zod issues name it. */
+const PROGRAM_FORMAT_DOC = {
+  name: 'the program format',
+  schema: 'compiler/ir/program.schema.json',
+};
 
 export interface ProgramIssue {
   path: string;
@@ -432,12 +431,42 @@ export function programInvalid(issues: ProgramIssue[], file?: string): never {
   );
 }
 
-/** Parses and checks the shape of a program (zod); semantic checks are in toModule. */
-export function parseProgramShape(json: unknown, file?: string): Program {
+/**
+ * A checked program: the header as zod gives it (defaults filled in), the instructions as written
+ * when every one of them passed the hand-written checker, or as zod gives them otherwise. Either
+ * way each instruction is valid input of InstructionSchema (its defaults may be left out).
+ */
+export type CheckedProgram = Omit<Program, 'functions'> & {
+  functions: {
+    name: string;
+    blocks: (Omit<Program['functions'][number]['blocks'][number], 'instructions'> & {
+      instructions: InstructionInput[];
+    })[];
+  }[];
+};
+
+/**
+ * Checks the shape of a program; semantic checks are in toModule. The header goes through zod and
+ * each instruction through the hand-written checker; when anything fails, the whole program goes
+ * through ProgramSchema, so a PROGRAM_INVALID lists zod's issues with their JSON paths.
+ */
+export function parseProgramShape(json: unknown, file?: string): CheckedProgram {
+  const h = ProgramHeaderSchema.safeParse(json);
+  if (h.success && instructionsValid(h.data.functions)) return h.data as CheckedProgram;
   const r = ProgramSchema.safeParse(json);
   if (r.success) return r.data;
   programInvalid(
-    r.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message })),
+    zodIssues(r.error, json, PROGRAM_FORMAT_DOC).map((i) => ({ path: i.path, message: i.message })),
     file,
   );
+}
+
+function instructionsValid(
+  functions: readonly { blocks: readonly { instructions: readonly unknown[] }[] }[],
+): boolean {
+  for (const f of functions)
+    for (const b of f.blocks)
+      for (let i = 0; i < b.instructions.length; i++)
+        if (!isValidInstruction(b.instructions[i])) return false;
+  return true;
 }

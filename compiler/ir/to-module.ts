@@ -18,6 +18,7 @@ import {
   DGELevels,
   DGEType,
   DMAKind,
+  DTYPE_CODE,
   DTYPE_SIZE,
   DstReduce,
   EdgeKind,
@@ -32,7 +33,7 @@ import {
 import { Block, Func, Module, Region, Tensor, type ModuleOptions } from './module.ts';
 import {
   type AccessPatternInput,
-  type Program,
+  type CheckedProgram,
   type ProgramIssue,
   parseProgramShape,
   programInvalid,
@@ -63,7 +64,7 @@ export function parseProgram(json: unknown, opts: ToModuleOptions = {}): Module 
 }
 
 /** Builds the IR of a parsed program after its semantic checks. */
-export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
+export function toModule(p: CheckedProgram, opts: ToModuleOptions = {}): Module {
   const issues: ProgramIssue[] = [];
   const issue = (path: string, message: string) => {
     issues.push({ path, message });
@@ -189,7 +190,7 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
       issue(`${ipath()}.${field}.tensor`, `unknown tensor "${ap.tensor}"`);
       return null;
     }
-    const free = flatDims(ap.free ?? []);
+    const dims = ap.free ?? [];
     let scalar = null;
     let vector = null;
     if (ap.dynamic) {
@@ -226,15 +227,25 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
           ap.partition[1],
         ) ?? null;
     }
+    const flags = (scalar ? 1 : 0) | (vector ? 2 : 0) | (indirect ? 4 : 0);
+    const shapeId = m.apShapes.intern(
+      t.kind,
+      DTYPE_CODE[t.dtype],
+      ap.partition[0],
+      ap.partition[1],
+      dims,
+      flags,
+    );
     const pattern = new AccessPattern(
       t,
       ap.offset ?? 0,
       ap.partition[0],
       ap.partition[1],
-      free,
+      shapeId >= 0 ? m.apShapes.free(shapeId) : flatDims(dims),
       scalar,
       vector,
       indirect,
+      shapeId,
     );
     // bounds: every element the walk can touch lies inside the tensor
     const idx = (vector?.indexTensor ?? indirect)?.init;
@@ -330,19 +341,20 @@ export function toModule(p: Program, opts: ToModuleOptions = {}): Module {
             EngineType[ins.engine ?? 'Pool'],
             ins.subId ?? 0,
           );
-          inst.collective = ins.collective;
-          inst.reads = resolveTensors(ins.args, 'args');
-          inst.writes = resolveTensors(ins.results, 'results');
+          inst.collective = ins.collective ?? 'all_reduce';
+          inst.reads = resolveTensors(ins.args ?? [], 'args');
+          inst.writes = resolveTensors(ins.results ?? [], 'results');
         } else if (isComputeOp(ins.op)) {
-          const c = ins as Extract<typeof ins, { reads: string[] }>;
+          const c = ins as Extract<typeof ins, { op: ComputeOpName }>;
           const engine = EngineType[c.engine ?? DEFAULT_COMPUTE_ENGINE[ins.op]];
           inst = m.newInstr(InstructionType[ins.op], nm, block, engine, c.subId ?? 0);
-          inst.reads = resolveTensors(c.reads, 'reads');
-          inst.writes = resolveTensors(c.writes, 'writes');
+          const writes = c.writes ?? [];
+          inst.reads = resolveTensors(c.reads ?? [], 'reads');
+          inst.writes = resolveTensors(writes, 'writes');
           if (c.accumulate) {
             if (ins.op !== 'Activation')
               issue(`${ipath()}.accumulate`, 'only an Activation has an accumulator dump');
-            else if (c.writes.length === 0)
+            else if (writes.length === 0)
               issue(`${ipath()}.accumulate`, 'an accumulating Activation must write a tensor');
             inst.accumulate = true;
           }
@@ -425,7 +437,7 @@ function isComputeOp(op: string): op is ComputeOpName {
 }
 
 /** The JSON path of the instruction with id `id` (ids follow program order). */
-function instrPath(p: Program, id: number): string {
+function instrPath(p: CheckedProgram, id: number): string {
   let n = 0;
   for (let fi = 0; fi < p.functions.length; fi++) {
     const f = p.functions[fi];

@@ -171,7 +171,9 @@ export const allocQueues: Pass = {
 
     for (const f of m.functions) {
       for (const bb of f.blocks) {
-        for (const I of bb.instrs) {
+        const instrs = bb.instrs;
+        for (let i = 0; i < instrs.length; i++) {
+          const I = instrs[i];
           const op = I.op;
           if (op === InstructionType.Activation) {
             // visitInstActivation: the accumulator dump drives a DMA on a queue; not bound

@@ -100,7 +100,9 @@ export const assignHwdgeEngine: Pass = {
     const impl = new AssignHWDGEEngineImpl(valid, m.arch, ctx.error);
     for (const f of m.functionsMainFirst()) {
       for (const bb of f.blocks) {
-        for (const I of bb.instrs) {
+        const instrs = bb.instrs;
+        for (let i = 0; i < instrs.length; i++) {
+          const I = instrs[i];
           const op = I.op;
           if (isDGEOpcode(op)) impl.assignEngine(I);
           else if (op <= 32 && !isKnownInstructionType(op)) {

@@ -31,6 +31,8 @@ export interface CcMaps {
   arg: (Instr | null)[];
 }
 
+const NO_TENSORS: readonly Tensor[] = [];
+
 /** AssignIdsAndCcLocs over the whole module: scheduled IDs (walk order) and the CC maps. */
 export function assignIdsAndCcLocs(m: Module): { idOf: Int32Array; cc: CcMaps } {
   const idOf = new Int32Array(m.instrs.length).fill(-1);
@@ -41,14 +43,17 @@ export function assignIdsAndCcLocs(m: Module): { idOf: Int32Array; cc: CcMaps } 
   let counter = 0;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
-      for (const I of bb.instrs) {
+      const instrs = bb.instrs;
+      for (let i = 0; i < instrs.length; i++) {
+        const I = instrs[i];
         idOf[I.id] = counter++;
         if (I.op === InstructionType.CollectiveCompute) {
           // record_cc_locations: DenseMap::insert keeps the first collective seen per storage
-          if (I.writes !== null)
-            for (const t of I.writes) if (cc.result[t.id] === null) cc.result[t.id] = I;
-          if (I.reads !== null)
-            for (const t of I.reads) if (cc.arg[t.id] === null) cc.arg[t.id] = I;
+          const ws = I.writes ?? NO_TENSORS;
+          const rs = I.reads ?? NO_TENSORS;
+          for (let k = 0; k < ws.length; k++)
+            if (cc.result[ws[k].id] === null) cc.result[ws[k].id] = I;
+          for (let k = 0; k < rs.length; k++) if (cc.arg[rs[k].id] === null) cc.arg[rs[k].id] = I;
         }
       }
     }
@@ -146,7 +151,9 @@ export const assignTriggerEngine: Pass = {
     for (const f of m.functions) {
       for (const bb of f.blocks) {
         gen++;
-        for (const I of bb.instrs) {
+        const instrs = bb.instrs;
+        for (let i = 0; i < instrs.length; i++) {
+          const I = instrs[i];
           if (isDMAFamily(I.op)) {
             visited++;
             if (I.engine === EngineType.DMA) {
@@ -173,7 +180,8 @@ export const assignTriggerEngine: Pass = {
             lastWriter[t] = I;
             writerGen[t] = gen;
           } else if (I.writes !== null) {
-            for (const tw of I.writes) {
+            for (let k = 0; k < I.writes.length; k++) {
+              const tw = I.writes[k];
               lastWriter[tw.id] = I;
               writerGen[tw.id] = gen;
             }
@@ -195,7 +203,9 @@ export const assignTriggerEngine: Pass = {
       ctx.notes.push('Limiting IO queue to SP only');
       for (const f of m.functions) {
         for (const bb of f.blocks) {
-          for (const I of bb.instrs) {
+          const instrs = bb.instrs;
+          for (let i = 0; i < instrs.length; i++) {
+            const I = instrs[i];
             // LimitIOQueues: a 64-bit store of 6: engine SP, sub id 0
             if (!isHWDGEDMAWithEngineSet(I) && isIODMA(I)) {
               I.engine = EngineType.SP;

@@ -44,7 +44,9 @@ export function chainXbarTransposeAndRemoteDMA(
 ): void {
   let any = hasXbar ?? false;
   if (hasXbar === null) {
-    for (const I of bb.instrs) {
+    const instrs = bb.instrs;
+    for (let i = 0; i < instrs.length; i++) {
+      const I = instrs[i];
       if (isXbarTransposeDMA(I)) {
         any = true;
         break;
@@ -60,7 +62,9 @@ export function chainXbarTransposeAndRemoteDMA(
   let lastRemoteSBPush: Instr | null = null;
   let justGotSBCollective = false;
   let justGotRemoteSBPush = false;
-  for (const I of bb.instrs) {
+  const instrs = bb.instrs;
+  for (let i = 0; i < instrs.length; i++) {
+    const I = instrs[i];
     if (isXbarTransposeDMA(I)) {
       if (justGotSBCollective && lastSBCollective !== null) {
         I.addDependency(lastSBCollective.id, EdgeKind.Ordered);
@@ -128,7 +132,9 @@ export const chainDmaTransposes: Pass = {
       for (const bb of f.blocks) {
         gen++;
         let hasXbar = false;
-        for (const I of bb.instrs) {
+        const instrs = bb.instrs;
+        for (let i = 0; i < instrs.length; i++) {
+          const I = instrs[i];
           if (!isDMAFamily(I.op) || !isTransposeDMA(I)) continue;
           transposes++;
           if (I.transpose === TransposeKind.xbar) hasXbar = true;

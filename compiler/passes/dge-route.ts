@@ -261,3 +261,56 @@ export function getDGEInstructionType(
   // (5) default
   return NONE_ROUTE;
 }
+
+/**
+ * getDGEInstructionType memoised per shape: the predicate reads the opcode, the transpose and
+ * dst-reduce flavours, the module's levels and arch, and from each access pattern only what its
+ * shape holds (ApShapes), so DMAs of one opcode, flavour and shape pair share one route. A program
+ * has few such keys; the route of each is computed once per pass run. A computation that reported
+ * an error is never memoised (the next DMA of that key reports its own error), and a pattern
+ * without a shape id (built outside the program path) is computed every time.
+ */
+export class RouteMemo {
+  private readonly routes = new Map<number, PackedRoute>();
+  /** Shapes of the module when the memo was made: shape ids below it key the memo. */
+  private readonly shapes: number;
+  private errors = 0;
+  private sink: ErrorSink = () => {};
+  private readonly counting: ErrorSink = (subCode, instruction, message) => {
+    this.errors++;
+    this.sink(subCode, instruction, message);
+  };
+
+  constructor(
+    private readonly m: Module,
+    private readonly considerDescNum: boolean,
+    private readonly considerMinElems: boolean,
+  ) {
+    this.shapes = m.apShapes.size;
+  }
+
+  /** getDGEInstructionType(I, ...) reporting through `err`. */
+  route(I: Instr, err: ErrorSink): PackedRoute {
+    const s = I.src;
+    const d = I.dst;
+    const n = this.shapes;
+    if (s === null || d === null) return this.compute(I, err);
+    const si = s.shapeId;
+    const di = d.shapeId;
+    if (si < 0 || di < 0 || si >= n || di >= n || I.op >= 128) return this.compute(I, err);
+    // shape pair, then 2 bits of transpose, 3 of dst-reduce, 7 of opcode; a small integer while
+    // the program has fewer than ~700 shapes (a number key above that, still exact below 2^53)
+    const key = (si * n + di) * 4096 + ((I.transpose << 10) | (I.dstReduce << 7) | I.op);
+    const hit = this.routes.get(key);
+    if (hit !== undefined) return hit;
+    this.sink = err;
+    const before = this.errors;
+    const r = this.compute(I, this.counting);
+    if (this.errors === before) this.routes.set(key, r);
+    return r;
+  }
+
+  private compute(I: Instr, err: ErrorSink): PackedRoute {
+    return getDGEInstructionType(I, this.m, this.considerDescNum, this.considerMinElems, err);
+  }
+}

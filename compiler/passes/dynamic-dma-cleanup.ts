@@ -16,13 +16,14 @@ import {
   dgeSetNames,
 } from '../ir/enums.ts';
 import { hasDynamicAP, isDMAFamily, isHWDGEDMAWithEngineSet } from '../ir/predicates.ts';
-import { getDGEInstructionType, routeSet } from './dge-route.ts';
+import { RouteMemo, routeSet } from './dge-route.ts';
 import { type Pass, type PassContext, instLabel } from './pass.ts';
 
 function runCleanup(ctx: PassContext): void {
   const m = ctx.module;
   const dgeEnabled = m.options.dgeEnabled;
   const { considerDescNum, considerMinElems } = m.options;
+  const routes = new RouteMemo(m, considerDescNum, considerMinElems);
   let visited = 0;
   let stripped = 0;
   let routesChecked = 0;
@@ -30,7 +31,9 @@ function runCleanup(ctx: PassContext): void {
   let asserted = 0;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
-      for (const I of bb.instrs) {
+      const instrs = bb.instrs;
+      for (let i = 0; i < instrs.length; i++) {
+        const I = instrs[i];
         if (!isDMAFamily(I.op)) continue;
         visited++;
         // (A) feature guard
@@ -49,9 +52,7 @@ function runCleanup(ctx: PassContext): void {
         if (hasDynamicAP(I) && I.dgeType !== DGEType.Unassigned) {
           routesChecked++;
           const before = ctx.errors.length;
-          const valid = routeSet(
-            getDGEInstructionType(I, m, considerDescNum, considerMinElems, ctx.error),
-          );
+          const valid = routeSet(routes.route(I, ctx.error));
           // A NeuronAssertion inside getDGEInstructionType (TensorIndirect AP, dynamic transpose
           // shape, "DMA Instruction with dynamic AP must have Scalar/Vector Dynamic offset
           // enabled") aborts the compiler: it is reported alone, never followed by a route check

@@ -2,11 +2,13 @@
  * dynamic_dma_scan (seed 001, pipeline order 73): a pure annotator. For every DMA-family
  * instruction whose route is still Unassigned it computes getDGEInstructionType and stamps the
  * primary route; a DMA that already has a route is left alone, so the scan is idempotent and can
- * run again to route only DMAs introduced since. Functions are visited `main` first.
+ * run again to route only DMAs introduced since. Functions are visited `main` first. The route is a
+ * function of the DMA's opcode, flavours and access-pattern shapes: it is computed once per such
+ * key (RouteMemo) and read back for the other DMAs of that key.
  */
 import { DGEType, InstructionType } from '../ir/enums.ts';
 import { isDMAFamily, isDstReduceDGE } from '../ir/predicates.ts';
-import { getDGEInstructionType, routeFirst, routeSet } from './dge-route.ts';
+import { RouteMemo, routeFirst, routeSet } from './dge-route.ts';
 import { type Pass, type PassContext, instLabel } from './pass.ts';
 
 export const dynamicDmaScan: Pass = {
@@ -17,6 +19,8 @@ export const dynamicDmaScan: Pass = {
     const m = ctx.module;
     const { considerDescNum, considerMinElems } = m.options;
     const err = ctx.error;
+    // getDGEInstructionType, computed once per opcode, flavour and shape pair
+    const routes = new RouteMemo(m, considerDescNum, considerMinElems);
     let visited = 0;
     let stamped = 0;
     let alreadyRouted = 0;
@@ -25,7 +29,9 @@ export const dynamicDmaScan: Pass = {
     for (const f of m.functionsMainFirst()) {
       for (const bb of f.blocks) {
         const isInLoop = bb.isLoopBody;
-        for (const I of bb.instrs) {
+        const instrs = bb.instrs;
+        for (let i = 0; i < instrs.length; i++) {
+          const I = instrs[i];
           const op = I.op;
           if (op === InstructionType.DMACopy && isDstReduceDGE(I)) {
             // dynamic_dma.cpp:124: dst-reduce DGE is handled elsewhere in the lowering, not here
@@ -39,7 +45,7 @@ export const dynamicDmaScan: Pass = {
           visited++;
           if (isInLoop) inLoop++;
           if (I.dgeType === DGEType.Unassigned) {
-            const r = getDGEInstructionType(I, m, considerDescNum, considerMinElems, err);
+            const r = routes.route(I, err);
             I.dgeType = routeFirst(r); // the eligible set is not stamped; kept for reports only
             I.eligible = routeSet(r);
             stamped++;

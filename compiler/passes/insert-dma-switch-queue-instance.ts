@@ -13,7 +13,9 @@ import type { ErrorSink, Pass, PassContext } from './pass.ts';
 /** The queues a block's instructions are bound to, in first-use order (getStaticDMAQueuesUsed). */
 export function staticDMAQueuesUsed(bb: Block, seen: Int32Array, gen: number): DmaQueue[] {
   const used: DmaQueue[] = [];
-  for (const I of bb.instrs) {
+  const instrs = bb.instrs;
+  for (let i = 0; i < instrs.length; i++) {
+    const I = instrs[i];
     const q = I.queue;
     if (q !== null && seen[q.index] !== gen) {
       seen[q.index] = gen;
@@ -52,6 +54,18 @@ export function makeSwitchQueueInstance(
   return sqi;
 }
 
+/**
+ * Places `front` before the block's instructions, in place: the array grows by front.length and
+ * its instructions move up, so the block keeps its one array (no copy of the block per block).
+ */
+export function placeAtFront(instrs: Instr[], front: readonly Instr[]): void {
+  const n = instrs.length;
+  const k = front.length;
+  for (let j = 0; j < k; j++) instrs.push(front[j]); // grow (kept packed); overwritten below
+  for (let i = n - 1; i >= 0; i--) instrs[i + k] = instrs[i];
+  for (let j = 0; j < k; j++) instrs[j] = front[j];
+}
+
 export const insertDmaSwitchQueueInstance: Pass = {
   name: 'insert_dma_switch_queue_instance',
   order: 126,
@@ -80,7 +94,7 @@ export const insertDmaSwitchQueueInstance: Pass = {
           (front ??= []).push(sqi);
           inserted++;
         }
-        if (front !== null) bb.instrs = front.concat(bb.instrs);
+        if (front !== null) placeAtFront(bb.instrs, front);
       }
     }
     Object.assign(ctx.counters, { inserted, blocks, loopBodiesSkipped });

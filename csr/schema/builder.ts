@@ -12,8 +12,9 @@
  * full loader), so commands that only read the shipped registers start fast.
  */
 import { NxdmaError } from '../../common/errors.ts';
+import { jsonPath, type PathSeg } from '../../common/zod-issues.ts';
 import type { AccessKind, FieldJson, Provenance, RegFileJson, RegisterJson } from './format.ts';
-import { SCHEMA_RULES, type PathSeg, type RegisterScope, type SchemaRule } from './rules.ts';
+import { SCHEMA_RULES, type RegisterScope, type SchemaRule } from './rules.ts';
 import {
   REGISTER_BYTES,
   absoluteOffset,
@@ -31,7 +32,7 @@ import {
   type RegisterModel,
 } from './model.ts';
 
-export type { PathSeg };
+export { jsonPath, type PathSeg };
 
 /** One problem found in a schema file. */
 export interface SchemaIssue {
@@ -44,16 +45,6 @@ export interface SchemaIssue {
   readonly actual?: unknown;
   /** The broken rule's name in SCHEMA_RULES (rules.ts), e.g. "fields-disjoint". */
   readonly rule?: string;
-}
-
-export function jsonPath(segs: readonly PathSeg[]): string {
-  let s = '$';
-  for (const p of segs) {
-    if (typeof p === 'number') s += `[${p}]`;
-    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(p)) s += `.${p}`;
-    else s += `[${JSON.stringify(p)}]`;
-  }
-  return s;
 }
 
 function formatIssues(file: string, issues: readonly SchemaIssue[]): string {

@@ -7,10 +7,10 @@
  * a file are reported in one NxdmaError SCHEMA_INVALID (details.issues lists them).
  */
 import { readFileSync } from 'node:fs';
-import type { z } from 'zod';
 import { NxdmaError } from '../../common/errors.ts';
 import { RegFileDocumentSchema, type RegFileJson } from './format.ts';
-import { buildRegFile, fail, jsonPath, type PathSeg, type SchemaIssue } from './builder.ts';
+import { valueAt, zodIssues, type PathSeg } from '../../common/zod-issues.ts';
+import { buildRegFile, fail, type SchemaIssue } from './builder.ts';
 import type { RegFileModel } from './model.ts';
 
 export {
@@ -21,33 +21,11 @@ export {
   type SchemaIssue,
 } from './builder.ts';
 
-function zodExpected(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case 'invalid_value':
-      return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'unrecognized_keys':
-      return 'only the keys of the register-file format (see csr/schemas/regfile.schema.json)';
-    case 'invalid_type':
-      return `a value of type ${issue.expected}`;
-    case 'invalid_format':
-      return issue.format === 'regex' ? `a string matching ${issue.pattern}` : issue.format;
-    case 'too_small':
-      return `at least ${issue.minimum}`;
-    case 'too_big':
-      return `at most ${issue.maximum}`;
-    default:
-      return 'a value of the register-file format';
-  }
-}
-
-function getAt(root: unknown, segs: readonly PathSeg[]): unknown {
-  let v: unknown = root;
-  for (const s of segs) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<string | number, unknown>)[s];
-  }
-  return v;
-}
+/** The register-file format, as zod issues name it. */
+const REGFILE_FORMAT = {
+  name: 'the register-file format',
+  schema: 'csr/schemas/regfile.schema.json',
+};
 
 /** Best-effort domain path for a JSON path (bundle.register.field names found along it). */
 function domainWhere(root: unknown, segs: readonly PathSeg[]): string | null {
@@ -58,7 +36,7 @@ function domainWhere(root: unknown, segs: readonly PathSeg[]): string | null {
       typeof segs[i - 1] === 'number' &&
       (key === 'RegistersBundleArrays' || key === 'Registers' || key === 'Fields')
     ) {
-      const n = (getAt(root, segs.slice(0, i)) as { Name?: unknown } | undefined)?.Name;
+      const n = (valueAt(root, segs.slice(0, i)) as { Name?: unknown } | undefined)?.Name;
       if (typeof n === 'string') names.push(n);
     }
   }
@@ -69,18 +47,13 @@ function domainWhere(root: unknown, segs: readonly PathSeg[]): string | null {
 function checkFormat(file: string, doc: unknown): RegFileJson {
   const r = RegFileDocumentSchema.safeParse(doc);
   if (r.success) return r.data;
-  const issues: SchemaIssue[] = r.error.issues.map((iss) => {
-    const segs = iss.path.filter((p): p is PathSeg => typeof p !== 'symbol');
-    const keys = iss.code === 'unrecognized_keys' ? ` (${iss.keys.join(', ')})` : '';
-    const actual = iss.code === 'unrecognized_keys' ? iss.keys : getAt(doc, segs);
-    return {
-      path: jsonPath(segs),
-      where: domainWhere(doc, segs),
-      message: iss.message + keys,
-      expected: zodExpected(iss),
-      actual,
-    };
-  });
+  const issues: SchemaIssue[] = zodIssues(r.error, doc, REGFILE_FORMAT).map((i) => ({
+    path: i.path,
+    where: domainWhere(doc, i.segments),
+    message: i.keys.length > 0 ? `${i.message} (${i.keys.join(', ')})` : i.message,
+    expected: i.expected,
+    actual: i.actual,
+  }));
   fail(file, issues);
 }
 

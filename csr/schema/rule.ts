@@ -4,9 +4,10 @@
  * below the element's own path, `where` overrides the element's register/field path.
  */
 import type { AccessKind, FieldJson, Provenance, RegisterJson } from './format.ts';
+import type { PathSeg } from '../../common/zod-issues.ts';
 import type { RegisterModel } from './model.ts';
 
-export type PathSeg = string | number;
+export type { PathSeg };
 
 /** What a broken rule reports (the builder adds the file, the JSON path and the rule name). */
 export interface RuleProblem {

@@ -14,6 +14,7 @@
  *   }
  */
 import { z } from 'zod';
+import { zodIssues } from '../../common/zod-issues.ts';
 import { NxdmaError } from '../../common/errors.ts';
 import { DMA_QOS_CLASS_NAMES, type DMAQoSClassName } from '../../csr/formats/qos-class.ts';
 import { field, queueCount } from '../udma/regs.ts';
@@ -257,12 +258,13 @@ export interface QosPlan {
   engines: PlanEngine[];
 }
 
-function pathOf(path: readonly PropertyKey[]): string {
-  let s = '';
-  for (const p of path)
-    s += typeof p === 'number' ? `[${p}]` : s === '' ? String(p) : `.${String(p)}`;
-  return s || '(plan)';
+/** A plan's path: the JSON path without its `$.` (`engines[0].queues[2]`), `(plan)` for the root. */
+function planPath(path: string): string {
+  return path.replace(/^\$\.?/, '') || '(plan)';
 }
+
+/** The QoS plan format, as zod issues name it. */
+const PLAN_FORMAT = { name: 'the QoS plan format', schema: 'driver/qos/plan.schema.json' };
 
 /** True for an already validated plan (planQos and applyQos accept both). */
 export function isQosPlan(v: unknown): v is QosPlan {
@@ -285,7 +287,10 @@ export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
   if (isQosPlan(input)) return input;
   const r = QosPlanSchema.safeParse(input);
   if (!r.success) {
-    const issues = r.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message }));
+    const issues = zodIssues(r.error, input, PLAN_FORMAT).map((i) => ({
+      path: planPath(i.path),
+      message: i.message,
+    }));
     const shown = issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`);
     throw new NxdmaError(
       'PLAN_INVALID',

@@ -14,6 +14,7 @@ import { NxdmaError, hex } from '../../common/errors.ts';
 import { BD_SIZE } from '../../csr/formats/bd.ts';
 import type { Device } from '../../csr/io.ts';
 import { RING_ALIGN, ringSizeFor } from '../../csr/formats/ring.ts';
+import { badArg } from './copy-checks.ts';
 import type { RingSpec } from './ring.ts';
 import type { QueueRings } from './queue.ts';
 
@@ -57,10 +58,6 @@ export interface AllocOptions {
   align?: number;
   /** How listings and errors name the range. */
   name?: string;
-}
-
-function badArg(where: string, message: string, expected: string, actual: unknown): NxdmaError {
-  return new NxdmaError('BAD_ARGUMENT', `${where}: ${message}`, { where, expected, actual });
 }
 
 export class DmaAllocator {

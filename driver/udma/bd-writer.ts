@@ -19,7 +19,11 @@ import { HOST_LITTLE_ENDIAN } from '../../csr/formats/wire.ts';
 import { RING_ID_MASK } from '../../csr/formats/ring.ts';
 import type { RingProducer } from './ring.ts';
 
-// Module constants (plain locals on the hot path).
+// Imported bindings copied into module constants once: the hot path then reads plain locals
+// (some loaders turn every access to an imported binding into a getter call).
+const encTx = putTx;
+const encRx = putRx;
+const SIZE = BD_SIZE;
 const FIRST_LAST = LEN_CTRL.FIRST | LEN_CTRL.LAST;
 const DMB = LEN_CTRL.DMB;
 const INT_EN = LEN_CTRL.INT_EN;
@@ -40,6 +44,13 @@ export interface PairStream {
   readonly dst: ArrayLike<number>;
   readonly len: ArrayLike<number>;
   readonly flags: ArrayLike<number>;
+}
+
+/** One side of a scatter-gather copy: segment addresses and lengths, and the descriptors they take. */
+export interface SegmentRuns {
+  readonly addr: ArrayLike<number>;
+  readonly len: ArrayLike<number>;
+  readonly descs: number;
 }
 
 export class BdWriter {
@@ -98,6 +109,24 @@ export class BdWriter {
       this.room(chunks, chunks);
     const txw = tx.words;
     const rxw = rx.words;
+    if (bytes <= MAX_LEN && txw !== null && rxw !== null) {
+      // One chunk through the rings' word views (the common copy).
+      const tt = tx.tail;
+      const rt = rx.tail;
+      encTx(txw, tt * SIZE, bytes, tx.ringId, barrier ? FIRST_LAST | DMB : FIRST_LAST, src);
+      encRx(rxw, rt * SIZE, bytes, rx.ringId, interrupt ? INT_EN : 0, dst);
+      if (tt + 1 === tx.size) {
+        tx.tail = 0;
+        tx.ringId = (tx.ringId + 1) & RID;
+      } else tx.tail = tt + 1;
+      if (rt + 1 === rx.size) {
+        rx.tail = 0;
+        rx.ringId = (rx.ringId + 1) & RID;
+      } else rx.tail = rt + 1;
+      tx.produced++;
+      rx.produced++;
+      return 1;
+    }
     // Producer state in locals for the loop; stored back once.
     let tt = tx.tail;
     let tr = tx.ringId;
@@ -112,15 +141,15 @@ export class BdWriter {
       const tf = off === 0 && barrier ? FIRST_LAST | DMB : FIRST_LAST;
       const rf = interrupt && off + len === bytes ? INT_EN : 0;
       if (txw !== null) {
-        putTx(txw, tt * BD_SIZE, len, tr, tf, src + off);
+        encTx(txw, tt * SIZE, len, tr, tf, src + off);
       } else {
-        putTx(tx.scratchBuffer, 0, len, tr, tf, src + off);
+        encTx(tx.scratchBuffer, 0, len, tr, tf, src + off);
         tx.flushScratch(tt);
       }
       if (rxw !== null) {
-        putRx(rxw, rt * BD_SIZE, len, rr, rf, dst + off);
+        encRx(rxw, rt * SIZE, len, rr, rf, dst + off);
       } else {
-        putRx(rx.scratchBuffer, 0, len, rr, rf, dst + off);
+        encRx(rx.scratchBuffer, 0, len, rr, rf, dst + off);
         rx.flushScratch(rt);
       }
       if (++tt === tsize) {
@@ -213,6 +242,37 @@ export class BdWriter {
     }
   }
 
+  /**
+   * One scatter-gather packet: the source segments, in order, as TX descriptors (first on the
+   * first, with dmb when `barrier`; last on the last), the destination segments, in order, as RX
+   * descriptors (int_en on the last when `interrupt`), each segment in chunks of at most 64 KiB.
+   * `descs` is each side's descriptor count. Room for both sides is checked first.
+   */
+  sg(src: SegmentRuns, dst: SegmentRuns, barrier: boolean, interrupt: boolean): void {
+    this.room(src.descs, dst.descs);
+    const tx = this.tx;
+    const rx = this.rx;
+    let k = 0;
+    for (let i = 0; i < src.addr.length; i++) {
+      for (let off = 0; off < src.len[i]; off += MAX_LEN) {
+        const len = Math.min(MAX_LEN, src.len[i] - off);
+        let f = 0;
+        if (k === 0) f |= LEN_CTRL.FIRST | (barrier ? DMB : 0);
+        if (k === src.descs - 1) f |= LEN_CTRL.LAST;
+        put(tx, true, len, f, src.addr[i] + off);
+        k++;
+      }
+    }
+    let m = 0;
+    for (let i = 0; i < dst.addr.length; i++) {
+      for (let off = 0; off < dst.len[i]; off += MAX_LEN) {
+        const len = Math.min(MAX_LEN, dst.len[i] - off);
+        put(rx, false, len, interrupt && m === dst.descs - 1 ? INT_EN : 0, dst.addr[i] + off);
+        m++;
+      }
+    }
+  }
+
   /** Both rings' word views for the pair encoder (a little-endian host), or null. */
   private wordRings(): BdRings | null {
     if (this.rings === undefined) {
@@ -248,11 +308,11 @@ export class BdWriter {
 function put(p: RingProducer, isTx: boolean, len: number, flags: number, addr: number): void {
   const w = p.words;
   if (w !== null) {
-    if (isTx) putTx(w, p.tail * BD_SIZE, len, p.ringId, flags, addr);
-    else putRx(w, p.tail * BD_SIZE, len, p.ringId, flags, addr);
+    if (isTx) encTx(w, p.tail * SIZE, len, p.ringId, flags, addr);
+    else encRx(w, p.tail * SIZE, len, p.ringId, flags, addr);
   } else {
-    if (isTx) putTx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
-    else putRx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
+    if (isTx) encTx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
+    else encRx(p.scratchBuffer, 0, len, p.ringId, flags, addr);
     p.flushScratch(p.tail);
   }
   p.advance();
@@ -263,6 +323,6 @@ const probe = new Uint32Array(4);
 
 /** Validates both descriptors of a pair (into a scratch word buffer) so neither is half-written. */
 function checkPair(len: number, txFlags: number, rxFlags: number, src: number, dst: number): void {
-  putTx(probe, 0, len, 0, txFlags, src);
-  putRx(probe, 0, len, 0, rxFlags, dst);
+  encTx(probe, 0, len, 0, txFlags, src);
+  encRx(probe, 0, len, 0, rxFlags, dst);
 }

@@ -1,20 +1,7 @@
 /** The UDMA engine driver: bring-up, rings, copies, completion by head pointers, shadowed registers. */
-export {
-  UdmaEngine,
-  deviceClockOf,
-  type BringUpOptions,
-  type BringUpReport,
-  type DeviceClock,
-  formatDump,
-  type EngineDump,
-  type EngineHealth,
-  type EngineInfo,
-  type HalfDump,
-  type QueueDump,
-  type StartReport,
-  type UdmaEngineOptions,
-  type WaitOptions,
-} from './engine.ts';
+export { UdmaEngine, deviceClockOf } from './engine.ts';
+export type * from './engine-types.ts';
+export { formatDump } from './dump.ts';
 export {
   UdmaQueue,
   type CopyOptions,

@@ -23,6 +23,8 @@ export interface HalfQueueRegs {
   headRingId: Field;
   /** The doorbell (tdrtp_inc / rdrtp_inc). */
   doorbell: Field;
+  /** Its register's byte offset in the half's window (read once per doorbell). */
+  doorbellOffset: number;
   compCfg: Reg;
 }
 
@@ -40,6 +42,7 @@ function half(file: UdmaFileName, q: number): HalfQueueRegs {
     file === 'udma_m2s'
       ? [cfg.field('en_pref'), cfg.field('en_scheduling')]
       : [cfg.field('en_stream')];
+  const doorbell = field(file, `${Q}.${p}drtp_inc.val`);
   return {
     file,
     cfg,
@@ -53,7 +56,8 @@ function half(file: UdmaFileName, q: number): HalfQueueRegs {
     len: field(file, `${Q}.${p}drl.len`),
     headOffset: field(file, `${Q}.${p}drhp.offset`),
     headRingId: field(file, `${Q}.${p}drhp.ring_id`),
-    doorbell: field(file, `${Q}.${p}drtp_inc.val`),
+    doorbell,
+    doorbellOffset: doorbell.reg.offset,
     compCfg: reg(file, `${Q}.comp_cfg`),
   };
 }
@@ -64,8 +68,10 @@ function half(file: UdmaFileName, q: number): HalfQueueRegs {
  * source data moves.
  */
 export function ringDoorbells(unit: UdmaUnitIO, regs: QueueRegs, n: number, ntx = n): void {
-  unit.s2m.write32(regs.s2m.doorbell.reg.offset, regs.s2m.doorbell.place(n));
-  unit.m2s.write32(regs.m2s.doorbell.reg.offset, regs.m2s.doorbell.place(ntx));
+  const rx = regs.s2m;
+  const tx = regs.m2s;
+  unit.s2m.write32(rx.doorbellOffset, rx.doorbell.place(n));
+  unit.m2s.write32(tx.doorbellOffset, tx.doorbell.place(ntx));
 }
 
 const cache = new Map<number, QueueRegs>();

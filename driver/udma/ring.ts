@@ -1,7 +1,9 @@
 /**
- * Descriptor rings (UDMA-FACTS.md "Rings"): validation and the producer side. The driver keeps the
- * producer state (next free slot, ring id) itself, so submitting descriptors never reads the
- * device; the engine's head is read only when the driver needs room or completion.
+ * Descriptor rings (UDMA-FACTS.md "Rings"; the rules themselves in csr/formats/ring.ts):
+ * validation (each ring, and a queue's pair against the engine's other rings), the producer side,
+ * and the guard that keeps copies out of every ring. The driver keeps the producer state (next
+ * free slot, ring id) itself, so submitting descriptors never reads the device; the engine's head
+ * is read only when the driver needs room or completion.
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { BD_SIZE } from '../../csr/formats/bd.ts';
@@ -16,6 +18,7 @@ import {
   prevRingId,
 } from '../../csr/formats/ring.ts';
 import type { MemoryIO } from '../../csr/io.ts';
+import type { QueueRings } from './queue-types.ts';
 
 // The ring rules live in csr/formats/ring.ts; the driver's modules and public API take them from here.
 export * from '../../csr/formats/ring.ts';
@@ -112,6 +115,60 @@ export function validateRing(spec: RingSpec, memory: MemoryIO | null, where: str
 /** Two rings overlap when their byte ranges intersect. */
 export function ringsOverlap(a: RingSpec, b: RingSpec): boolean {
   return a.base < b.base + b.size * BD_SIZE && b.base < a.base + a.size * BD_SIZE;
+}
+
+/** Reads `rings` once (each property once) into plain numbers; RING_INVALID when it has no shape. */
+export function snapshotQueueRings(rings: unknown, where: string): QueueRings {
+  const bad = (what: string, actual: unknown): NxdmaError =>
+    new NxdmaError(
+      'RING_INVALID',
+      `${where}: ${what} must be { tx: { base, size }, rx: { base, size } }`,
+      { where, expected: '{ tx: RingSpec, rx: RingSpec }', actual },
+    );
+  if (!rings || typeof rings !== 'object') throw bad('rings', rings);
+  const r = rings as Partial<QueueRings>;
+  const tx: unknown = r.tx;
+  const rx: unknown = r.rx;
+  // A ring that is not an object is left to validateRing, which names the ring and the field.
+  const one = (spec: unknown): RingSpec => {
+    if (!spec || typeof spec !== 'object') return {} as RingSpec;
+    const { base, size } = spec as RingSpec;
+    return { base, size };
+  };
+  return { tx: one(tx), rx: one(rx) };
+}
+
+/**
+ * Refuses a queue's rings (`snap`, validated) that share a byte with each other or with `others`
+ * (the rings of the engine's other queues, named): MEMORY_OVERLAP naming both rings.
+ */
+export function checkRingOverlap(
+  where: string,
+  snap: QueueRings,
+  others: readonly [string, RingSpec][],
+): void {
+  const mine: [string, RingSpec][] = [
+    ['TX', snap.tx],
+    ['RX', snap.rx],
+  ];
+  const all = [...others];
+  if (ringsOverlap(snap.tx, snap.rx)) all.unshift(['its own TX', snap.tx]);
+  for (const [name, ring] of mine) {
+    for (const [oname, o] of all) {
+      if (o === ring) continue;
+      if (ringsOverlap(ring, o)) {
+        throw new NxdmaError(
+          'MEMORY_OVERLAP',
+          `${where}: the ${name} ring ${hex(ring.base)}+${ring.size * 16} overlaps the ${oname} ring ${hex(o.base)}+${o.size * 16}`,
+          {
+            where: `${where} ${name} ring`,
+            expected: 'rings that share no byte',
+            actual: { base: hex(ring.base), other: oname },
+          },
+        );
+      }
+    }
+  }
 }
 
 /**

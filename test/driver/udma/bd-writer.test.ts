@@ -66,6 +66,19 @@ describe('BdWriter.copy: a copy in 64 KiB chunks, each chunk one packet (UDMA-FA
     expect([tx.tail, tx.ringId, tx.produced]).toEqual([2, 2, 34]);
   });
 
+  it('a one-chunk copy in the last slot wraps the producer to slot 0 and the next ring id', () => {
+    const { w, tx, rx, bytes } = writer(32);
+    for (let i = 0; i < 31; i++) w.copy(0x100000, 0x200000, 64, false, false);
+    tx.consumedAtLeast(31);
+    rx.consumedAtLeast(31);
+    w.copy(0x100000, 0x200000, 100, false, false);
+    w.copy(0x100000, 0x200000, 100, false, false);
+    expect([txAt(bytes, 31).ring_id, txAt(bytes, 0).ring_id, rxAt(bytes, 0).ring_id]).toEqual([
+      1, 2, 2,
+    ]);
+    expect([tx.tail, tx.ringId, rx.tail, rx.ringId, tx.produced]).toEqual([1, 2, 1, 2, 33]);
+  });
+
   it('the view and the scratch paths write the same bytes', () => {
     const a = writer(32, true);
     const b = writer(32, false);
@@ -164,5 +177,39 @@ describe('BdWriter.stream: a descriptor stream of pairs', () => {
     expectCode(() => w.stream(s, -1, 1), 'BAD_ARGUMENT');
     expectCode(() => w.stream(s, 0.5, 1), 'BAD_ARGUMENT');
     expect(tx.produced).toBe(0);
+  });
+});
+
+describe('BdWriter.sg: one scatter-gather packet', () => {
+  it('TX first (and dmb) .. last over every source chunk, int_en on the last RX descriptor', () => {
+    const { w, tx, rx, bytes } = writer(32);
+    const src = { addr: [0x100000, 0x300000], len: [65536 + 10, 20], descs: 3 };
+    const dst = { addr: [0x200000], len: [65536 + 30], descs: 2 };
+    w.sg(src, dst, true, true);
+    const t = [0, 1, 2].map((i) => txAt(bytes, i));
+    expect(t.map((d) => [d.buf_ptr, d.len, d.first, d.last, d.dmb])).toEqual([
+      [0x100000, 65536, true, false, true],
+      [0x100000 + 65536, 10, false, false, false],
+      [0x300000, 20, false, true, false],
+    ]);
+    const r = [0, 1].map((i) => rxAt(bytes, i));
+    expect(r.map((d) => [d.buf1_ptr, d.len, d.int_en])).toEqual([
+      [0x200000, 65536, false],
+      [0x200000 + 65536, 30, true],
+    ]);
+    expect([tx.produced, rx.produced]).toEqual([3, 2]);
+  });
+
+  it('RING_FULL (nothing written) when either side has no room for its descriptors', () => {
+    const { w, tx, rx, bytes } = writer(32);
+    for (let i = 0; i < 30; i++) w.copy(0x100000, 0x200000, 64, false, false);
+    const before = Buffer.from(bytes);
+    const src = { addr: [0x100000], len: [64 * 3], descs: 3 };
+    expectCode(
+      () => w.sg(src, { addr: [0x200000], len: [192], descs: 1 }, false, false),
+      'RING_FULL',
+    );
+    expect(Buffer.from(bytes).equals(before)).toBe(true);
+    expect([tx.produced, rx.produced]).toEqual([30, 30]);
   });
 });

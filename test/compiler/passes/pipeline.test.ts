@@ -1,28 +1,28 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { COMPILE_ERROR_CODES, CompileError } from '../../compiler/errors.ts';
-import { DGEType, EngineType } from '../../compiler/ir/enums.ts';
-import { isDMAFamily } from '../../compiler/ir/predicates.ts';
+import { COMPILE_ERROR_CODES, CompileError } from '../../../compiler/errors.ts';
+import { DGEType, EngineType } from '../../../compiler/ir/enums.ts';
+import { isDMAFamily } from '../../../compiler/ir/predicates.ts';
 import {
   PIPELINE,
   compile,
   compileProgram,
   type CompileFailure,
-} from '../../compiler/passes/pipeline.ts';
-import type { Pass } from '../../compiler/passes/pass.ts';
-import { compileJson } from '../../compiler/report.ts';
-import { fixture, inst, load, save, thrown } from './helpers.ts';
+} from '../../../compiler/passes/pipeline.ts';
+import type { Pass } from '../../../compiler/passes/pass.ts';
+import { compileJson } from '../../../compiler/report.ts';
+import { fixture, inst, load, save, thrown } from '../helpers.ts';
 
-const EXAMPLES = new URL('../../examples/programs/', import.meta.url);
+const EXAMPLES = new URL('../../../examples/programs/', import.meta.url);
 
 describe('errors', () => {
   it('every CompileError sub-code has a test that expects it', () => {
-    const dir = new URL('./', import.meta.url);
-    const text = readdirSync(dir)
-      .filter((f) => f.endsWith('.test.ts') && f !== 'pipeline.test.ts')
+    const dir = new URL('../', import.meta.url); // every test under test/compiler/
+    const text = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.test.ts') && !f.endsWith('pipeline.test.ts'))
       .map((f) => readFileSync(new URL(f, dir), 'utf8'))
       .join('\n');
-    const own = readFileSync(new URL('pipeline.test.ts', dir), 'utf8').replace(
+    const own = readFileSync(new URL('pipeline.test.ts', import.meta.url), 'utf8').replace(
       /describe\('errors'[\s\S]*?\n}\);/,
       '',
     );

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DGEType, EngineType, MemoryType } from '../../compiler/ir/enums.ts';
+import { DGEType, EngineType, MemoryType } from '../../../compiler/ir/enums.ts';
 import {
   dynamicDmaCleanup,
   dynamicDmaCleanupVerify,
-} from '../../compiler/passes/dynamic-dma-cleanup.ts';
-import { dynamicDmaScan } from '../../compiler/passes/dynamic-dma-scan.ts';
-import { dynamicDmaSetup } from '../../compiler/passes/dynamic-dma-setup.ts';
-import { makeContext } from '../../compiler/passes/pass.ts';
-import { compile } from '../../compiler/passes/pipeline.ts';
-import { fixture, inst, load, runPasses, save, tile16, tile16T } from './helpers.ts';
+} from '../../../compiler/passes/dynamic-dma-cleanup.ts';
+import { dynamicDmaScan } from '../../../compiler/passes/dynamic-dma-scan.ts';
+import { dynamicDmaSetup } from '../../../compiler/passes/dynamic-dma-setup.ts';
+import { makeContext } from '../../../compiler/passes/pass.ts';
+import { compile } from '../../../compiler/passes/pipeline.ts';
+import { fixture, inst, load, runPasses, save, tile16, tile16T } from '../helpers.ts';
 
 const dyn = (value = 0) => ({
   ...load(),

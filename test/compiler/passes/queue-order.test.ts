@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { DMAQueueType, EdgeKind, EngineType, InstructionType } from '../../compiler/ir/enums.ts';
-import type { Module } from '../../compiler/ir/module.ts';
-import { allocQueues } from '../../compiler/passes/alloc-queues.ts';
-import { chainDmaTransposes } from '../../compiler/passes/chain-dma-transposes.ts';
+import { DMAQueueType, EdgeKind, EngineType, InstructionType } from '../../../compiler/ir/enums.ts';
+import type { Module } from '../../../compiler/ir/module.ts';
+import { allocQueues } from '../../../compiler/passes/alloc-queues.ts';
+import { chainDmaTransposes } from '../../../compiler/passes/chain-dma-transposes.ts';
 import {
   insertDmaSwitchQueueInstance,
   makeSwitchQueueInstance,
-} from '../../compiler/passes/insert-dma-switch-queue-instance.ts';
-import { makeContext } from '../../compiler/passes/pass.ts';
-import { fixture, inst, load, runPasses, save, tile, tile16, tile16T } from './helpers.ts';
+  placeAtFront,
+} from '../../../compiler/passes/insert-dma-switch-queue-instance.ts';
+import { makeContext } from '../../../compiler/passes/pass.ts';
+import { fixture, inst, load, runPasses, save, tile, tile16, tile16T } from '../helpers.ts';
 
 const deps = (m: Module, name: string) =>
   (inst(m, name).deps ?? []).map((d) => [m.instrs[d.on].name, d.kind]);
@@ -185,6 +186,36 @@ describe('insert_dma_switch_queue_instance', () => {
     expect(loop.instrs.some((i) => i.op === InstructionType.SwitchQueueInstance)).toBe(false);
     expect(c.instrs[0].op).toBe(InstructionType.SwitchQueueInstance);
     expect(ctx.counters).toMatchObject({ inserted: 3, blocks: 2, loopBodiesSkipped: 1 });
+  });
+
+  it("places the switches in the block's own array (no copy of the block)", () => {
+    const b = fixture();
+    b.function('main')
+      .block('a')
+      .copy({ src: tile('s0'), dst: tile('s1'), engine: 'DVE', name: 'dve' })
+      .copy({ src: tile('s1'), dst: tile('s2'), engine: 'Activation', name: 'act' });
+    const m = b.build();
+    runPasses(m, [allocQueues]);
+    const before = m.blocks[0].instrs;
+    runPasses(m, [insertDmaSwitchQueueInstance]);
+    expect(m.blocks[0].instrs).toBe(before);
+    expect(before.map((i) => i.name)).toEqual(['a_q0_sqi', 'a_q1_sqi', 'dve', 'act']);
+  });
+
+  it('placeAtFront keeps the order of both lists', () => {
+    const b = fixture();
+    const e = b.function('main').block('a');
+    for (let k = 0; k < 5; k++) e.copy({ src: tile('s0'), dst: tile('s1'), name: `c${k}` });
+    const m = b.build();
+    const [c0, c1, c2, c3, c4] = m.instrs;
+    const list = [c2, c3, c4];
+    placeAtFront(list, [c0, c1]);
+    expect(list).toEqual([c0, c1, c2, c3, c4]);
+    placeAtFront(list, []);
+    expect(list).toHaveLength(5);
+    const empty: typeof list = [];
+    placeAtFront(empty, [c4]);
+    expect(empty).toEqual([c4]);
   });
 
   it('the switch carries {Q, Instance}: the queue, its engine, and a fresh instance per block', () => {

@@ -1,17 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EngineType, InstructionType } from '../../compiler/ir/enums.ts';
-import type { Instr } from '../../compiler/ir/module.ts';
+import { EngineType, InstructionType } from '../../../compiler/ir/enums.ts';
+import type { Instr } from '../../../compiler/ir/module.ts';
 import {
   assignIdsAndCcLocs,
   assignTriggerEngine,
   forEachWritten,
   latestWriterBefore,
-} from '../../compiler/passes/assign-trigger-engine.ts';
-import { allocQueues } from '../../compiler/passes/alloc-queues.ts';
-import { dynamicDmaScan } from '../../compiler/passes/dynamic-dma-scan.ts';
-import { makeContext } from '../../compiler/passes/pass.ts';
-import { fixture, inst, load, runPasses, save, tile } from './helpers.ts';
+} from '../../../compiler/passes/assign-trigger-engine.ts';
+import { allocQueues } from '../../../compiler/passes/alloc-queues.ts';
+import { dynamicDmaScan } from '../../../compiler/passes/dynamic-dma-scan.ts';
+import { makeContext } from '../../../compiler/passes/pass.ts';
+import { fixture, inst, load, runPasses, save, tile } from '../helpers.ts';
 
 function run(m: ReturnType<ReturnType<typeof fixture>['build']>) {
   const ctx = makeContext(m, 'assign_trigger_engine');

@@ -1,11 +1,23 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CompileErrorCode } from '../../compiler/errors.ts';
-import { AccessPattern } from '../../compiler/ir/access-pattern.ts';
-import type { DmaArgs } from '../../compiler/ir/builder.ts';
-import { DGEType, dgeSetNames, type ArchLevel, type DmaOpName } from '../../compiler/ir/enums.ts';
-import type { ProgramOptionsInput } from '../../compiler/ir/program.ts';
-import { getDGEInstructionType, routeFirst, routeSet } from '../../compiler/passes/dge-route.ts';
-import { fixture, inst, load, save, tile16, tile16T } from './helpers.ts';
+import type { CompileErrorCode } from '../../../compiler/errors.ts';
+import { AccessPattern } from '../../../compiler/ir/access-pattern.ts';
+import type { APArgs, DmaArgs } from '../../../compiler/ir/builder.ts';
+import {
+  DGEType,
+  dgeSetNames,
+  type ArchLevel,
+  type DmaOpName,
+} from '../../../compiler/ir/enums.ts';
+import type { ProgramOptionsInput } from '../../../compiler/ir/program.ts';
+import { isDMAFamily } from '../../../compiler/ir/predicates.ts';
+import {
+  RouteMemo,
+  getDGEInstructionType,
+  routeFirst,
+  routeSet,
+} from '../../../compiler/passes/dge-route.ts';
+import { fixture, inst, load, save, tile, tile16, tile16T } from '../helpers.ts';
 
 const ALL: ProgramOptionsInput['dgeLevels'] = [
   'spill_reload',
@@ -281,5 +293,158 @@ describe('getDGEInstructionType', () => {
     getDGEInstructionType(d, m, true, true, () => {});
     expect(JSON.stringify({ ...d, block: null })).toBe(before);
     expect(d.dgeType).toBe(DGEType.Unassigned);
+  });
+});
+
+describe('RouteMemo (getDGEInstructionType once per opcode, flavour and shape pair)', () => {
+  // fp32 tensors of 256 x 64 (in, out, h, sp, io) and 128 x 64 (s0..s3): partitions of 64
+  // elements, free dims that split 64 in several ways (some canonical-dims mismatches on purpose)
+  const FREES: [number, number][][] = [
+    [[1, 64]],
+    [[1, 32]],
+    [[1, 16]],
+    [
+      [2, 8],
+      [1, 2],
+    ],
+    [
+      [16, 2],
+      [1, 16],
+    ],
+    [
+      [1, 16],
+      [1, 1],
+    ],
+  ];
+  // a small space, so that DMAs differing in one field only (the opcode, a flavour, one side's
+  // shape) meet in one program: a key that left a field out would give one of them a wrong route
+  const dmaArb = fc.record({
+    op: fc.constantFrom<DmaOpName>('Load', 'Save', 'DMACopy', 'GenericLoad'),
+    src: fc.constantFrom('in', 'sp', 's0'),
+    dst: fc.constantFrom('h2', 's2', 'out'),
+    parts: fc.constantFrom(8, 64),
+    srcFree: fc.constantFrom(0, 0, 3, 5),
+    dstFree: fc.constantFrom(0, 0, 3, 4),
+    transpose: fc.constantFrom(undefined, undefined, 'dma', 'xbar'),
+    dstReduce: fc.constantFrom(undefined, 'add'),
+    scalar: fc.constantFrom(false, false, true),
+  });
+  const programArb = fc.record({
+    arch: fc.constantFrom<ArchLevel>(10, 30, 50),
+    levels: fc.subarray([...ALL!, 'dst_reduce' as const]),
+    considerDescNum: fc.boolean(),
+    considerMinElems: fc.boolean(),
+    // few distinct DMAs, each repeated: the memo both hits and misses
+    dmas: fc.array(dmaArb, { minLength: 1, maxLength: 12 }),
+    order: fc.array(fc.nat(), { minLength: 1, maxLength: 40 }),
+  });
+  const elems = (free: [number, number][]) => free.reduce((n, d) => n * d[1], 1);
+
+  it('gives the route and the errors getDGEInstructionType gives, for every DMA', () => {
+    let hits = 0;
+    fc.assert(
+      fc.property(programArb, (spec) => {
+        const b = fixture(spec.arch, {
+          dgeLevels: spec.levels,
+          considerDescNum: spec.considerDescNum,
+          considerMinElems: spec.considerMinElems,
+        });
+        const e = b.function('main').block('e');
+        for (const k of spec.order) {
+          const d = spec.dmas[k % spec.dmas.length];
+          const sf = FREES[d.srcFree];
+          // the destination walks as many elements as the source (the program validator's rule)
+          const df = elems(FREES[d.dstFree]) === elems(sf) ? FREES[d.dstFree] : sf;
+          const src: APArgs = { tensor: d.src, partition: [64, d.parts], free: sf };
+          if (d.scalar) src.dynamic = { scalar: { register: 'r1', value: 0 } };
+          e.dma(d.op, {
+            src,
+            dst: { tensor: d.dst, partition: [64, d.parts], free: df },
+            transpose: d.transpose as DmaArgs['transpose'],
+            dstReduce: d.dstReduce as DmaArgs['dstReduce'],
+          });
+        }
+        const m = b.build();
+        const { considerDescNum, considerMinElems } = m.options;
+        const memo = new RouteMemo(m, considerDescNum, considerMinElems);
+        for (const I of m.instrs) {
+          if (!isDMAFamily(I.op)) continue;
+          const viaMemo: unknown[] = [];
+          const direct: unknown[] = [];
+          const r = memo.route(I, (...a) => void viaMemo.push(a));
+          const want = getDGEInstructionType(I, m, considerDescNum, considerMinElems, (...a) =>
+            direct.push(a),
+          );
+          expect(r).toBe(want);
+          expect(viaMemo).toEqual(direct);
+        }
+        hits += m.instrs.length - m.apShapes.size;
+      }),
+      { seed: 20261201, numRuns: 300 },
+    );
+    expect(hits).toBeGreaterThan(0);
+  });
+
+  it('keys on each thing the route reads: DMAs differing in one of them get their own route', () => {
+    const base: DmaArgs = { src: tile('s0'), dst: tile('out') };
+    const variants: [DmaOpName, DmaArgs][] = [
+      ['Save', base],
+      ['Save', { ...base, dst: tile('h2') }], // the destination's kind
+      ['Save', { ...base, src: tile('sp') }], // the source's kind
+      ['GenericSave', base], // the opcode
+      ['Save', { ...base, dstReduce: 'add' }], // a flavour
+      [
+        'Save',
+        {
+          ...base,
+          src: { ...tile('s0'), partition: [64, 64] },
+          dst: { ...tile('out'), partition: [64, 64] },
+        },
+      ],
+      ['Save', { src: tile16('b0'), dst: tile16('hb') }], // the dtype
+      ['Save', { src: tile16T('b0'), dst: tile16('hb'), transpose: 'dma' }],
+      ['Save', { src: tile16T('b0'), dst: tile16('hb') }],
+    ];
+    const b = fixture(30, { dgeLevels: ALL });
+    const e = b.function('main').block('e');
+    for (const [op, args] of variants) e.dma(op, args);
+    const m = b.build();
+    const memo = new RouteMemo(m, true, true);
+    const got = m.instrs.map((I) => memo.route(I, () => {}));
+    const want = m.instrs.map((I) => getDGEInstructionType(I, m, true, true, () => {}));
+    expect(got).toEqual(want);
+    expect(new Set(want).size).toBeGreaterThan(2); // the variants do route differently
+  });
+
+  it('patterns of one shape share one id and one free array; kind and dtype are part of the shape', () => {
+    const b = fixture(30, { dgeLevels: ALL });
+    const e = b.function('main').block('e');
+    e.load({ src: { tensor: 'in', partition: [64, 128], free: [[1, 64]] }, dst: tile('s0') });
+    e.load({
+      src: { tensor: 'in', offset: 64, partition: [64, 128], free: [[1, 64]] },
+      dst: tile('s1'),
+    });
+    e.save({ src: tile('s0'), dst: { tensor: 'out', partition: [64, 128], free: [[1, 64]] } });
+    const m = b.build();
+    const [a, c, s] = m.instrs;
+    expect(c.src!.shapeId).toBe(a.src!.shapeId); // another offset, the same shape
+    expect(c.src!.free).toBe(a.src!.free);
+    expect(c.dst!.shapeId).toBe(a.dst!.shapeId); // s0 and s1: both Internal fp32
+    expect(s.dst!.shapeId).not.toBe(a.src!.shapeId); // Output is not Input
+    expect(m.apShapes.size).toBe(3);
+  });
+
+  it('computes a pattern built outside the program path (no shape id) every time', () => {
+    const b = fixture(30, { dgeLevels: ALL });
+    b.function('main')
+      .block('e')
+      .load({ ...load(), name: 'd' });
+    const m = b.build();
+    const d = inst(m, 'd');
+    const want = getDGEInstructionType(d, m, true, true, () => {});
+    const s = d.src!;
+    d.src = new AccessPattern(s.tensor, s.offset, s.partStep, s.partNum, [...s.free]);
+    expect(d.src.shapeId).toBe(-1);
+    expect(new RouteMemo(m, true, true).route(d, () => {})).toBe(want);
   });
 });

@@ -1,18 +1,18 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { NxdmaError } from '../../common/errors.ts';
-import { programJsonSchema, SCHEMA_PATH } from '../../compiler/ir/gen-schema.ts';
+import { NxdmaError } from '../../../common/errors.ts';
+import { programJsonSchema, SCHEMA_PATH } from '../../../compiler/ir/gen-schema.ts';
 import {
   DGEType,
   DMAQoSClass,
   InstructionType,
   MemoryType,
   TensorKind,
-} from '../../compiler/ir/enums.ts';
-import { parseProgram } from '../../compiler/ir/to-module.ts';
-import { fixture, load, thrown } from './helpers.ts';
+} from '../../../compiler/ir/enums.ts';
+import { parseProgram } from '../../../compiler/ir/to-module.ts';
+import { fixture, load, thrown } from '../helpers.ts';
 
-const EXAMPLES = new URL('../../examples/programs/', import.meta.url);
+const EXAMPLES = new URL('../../../examples/programs/', import.meta.url);
 
 function minimal(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -6,17 +6,17 @@ import {
   EngineType,
   TensorKind,
   type ArchLevel,
-} from '../../compiler/ir/enums.ts';
-import type { Module } from '../../compiler/ir/module.ts';
+} from '../../../compiler/ir/enums.ts';
+import type { Module } from '../../../compiler/ir/module.ts';
 import {
   allocQueues,
   determineEngine,
   kind2QueType,
   queueFullName,
   type QueueTuple,
-} from '../../compiler/passes/alloc-queues.ts';
-import { makeContext } from '../../compiler/passes/pass.ts';
-import { fixture, inst, load, save, tile } from './helpers.ts';
+} from '../../../compiler/passes/alloc-queues.ts';
+import { makeContext } from '../../../compiler/passes/pass.ts';
+import { fixture, inst, load, save, tile } from '../helpers.ts';
 
 function run(m: Module) {
   const ctx = makeContext(m, 'alloc_queues');

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DGEType, EngineType, InstructionType } from '../../compiler/ir/enums.ts';
-import { isDGEOpcode, isDMAFamily, isHWDGEDMAWithEngineSet } from '../../compiler/ir/predicates.ts';
-import { fixture, inst, load } from './helpers.ts';
+import { DGEType, EngineType, InstructionType } from '../../../compiler/ir/enums.ts';
+import {
+  isDGEOpcode,
+  isDMAFamily,
+  isHWDGEDMAWithEngineSet,
+} from '../../../compiler/ir/predicates.ts';
+import { fixture, inst, load } from '../helpers.ts';
 
 describe('DMA-family table byte_1DF3660', () => {
   it('the 49 bytes read off .rodata plus IT == 18 give exactly {18, 19, 22, 32, 41-46, 67}', () => {

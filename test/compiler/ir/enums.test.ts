@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DMAQoSClass as QoSHome } from '../../csr/formats/qos-class.ts';
+import { DMAQoSClass as QoSHome } from '../../../csr/formats/qos-class.ts';
 import {
   ARCH_CODENAMES,
   ArchLevel,
@@ -13,7 +13,7 @@ import {
   MemoryType,
   TensorKind,
   isKnownInstructionType,
-} from '../../compiler/ir/enums.ts';
+} from '../../../compiler/ir/enums.ts';
 
 describe('IR enums carry the seeds ordinals', () => {
   it('InstructionType: DMA family, CollectiveCompute 48, SwitchQueueInstance 85, ResetQueueInstance 86', () => {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { DGEType, DMAKind, EngineType, type ArchLevel } from '../../compiler/ir/enums.ts';
-import type { ProgramOptionsInput } from '../../compiler/ir/program.ts';
-import { isHWDGEDMAWithEngineSet } from '../../compiler/ir/predicates.ts';
-import { VALID_ENGINES_CORE_V5, VALID_ENGINES_PRE_V5 } from '../../compiler/ir/target.ts';
+import { DGEType, DMAKind, EngineType, type ArchLevel } from '../../../compiler/ir/enums.ts';
+import type { ProgramOptionsInput } from '../../../compiler/ir/program.ts';
+import { isHWDGEDMAWithEngineSet } from '../../../compiler/ir/predicates.ts';
+import { VALID_ENGINES_CORE_V5, VALID_ENGINES_PRE_V5 } from '../../../compiler/ir/target.ts';
 import {
   AssignHWDGEEngineImpl,
   assignHwdgeEngine,
   validEnginesFor,
-} from '../../compiler/passes/assign-hwdge-engine.ts';
-import { makeContext } from '../../compiler/passes/pass.ts';
-import { fixture, inst, load } from './helpers.ts';
+} from '../../../compiler/passes/assign-hwdge-engine.ts';
+import { makeContext } from '../../../compiler/passes/pass.ts';
+import { fixture, inst, load } from '../helpers.ts';
 
 type EngineName = 'Unassigned' | 'Pool' | 'Activation' | 'PE' | 'DMA' | 'DVE' | 'SP';
 
