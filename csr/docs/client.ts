@@ -1,8 +1,10 @@
 /**
  * The script every generated HTML page carries, and a typed handle on its logic for Node.
  *
- * `client/logic.js` (number parsing, field decode/encode, search) and `client/ui.js` (wiring it to
- * the page) are plain browser scripts. The generator embeds their text verbatim; `loadClientLogic`
+ * The page logic is three plain browser scripts run in order: `client/words.js` (number parsing,
+ * field decode/encode), `client/results.js` (search results, lookup by address) and
+ * `client/search.js` (search by path and text; defines `NxdmaDocs`), then `client/ui.js` wires
+ * it to the page. The generator embeds their text verbatim; `loadClientLogic`
  * evaluates the same text, so the tests run exactly the code a reader's browser runs. They are
  * kept as .js files (not TypeScript turned back into text with Function.prototype.toString):
  * transpilers rewrite function text differently (tsx injects helpers), which would make the pages
@@ -15,8 +17,13 @@ function readClient(name: string): string {
   return readFileSync(new URL(`./client/${name}`, import.meta.url), 'utf8');
 }
 
-/** Text of client/logic.js: defines the global `NxdmaDocs`. */
-export const CLIENT_LOGIC_JS: string = readClient('logic.js');
+/** The page logic's scripts, in the order a page runs them. */
+export const CLIENT_LOGIC_FILES = ['words.js', 'results.js', 'search.js'] as const;
+
+/** Text of the page logic (client/words.js, results.js, search.js): defines the global `NxdmaDocs`. */
+export const CLIENT_LOGIC_JS: string = CLIENT_LOGIC_FILES.map((f) => readClient(f).trim()).join(
+  '\n',
+);
 /** Text of client/ui.js: wires NxdmaDocs to the page (search box, encoder/decoders). */
 export const CLIENT_UI_JS: string = readClient('ui.js');
 
@@ -179,7 +186,7 @@ export interface ClientLogic {
 
 let logic: ClientLogic | undefined;
 
-/** Evaluates client/logic.js (the text the pages embed) and returns its `NxdmaDocs` object. */
+/** Evaluates the page logic (the text the pages embed) and returns its `NxdmaDocs` object. */
 export function loadClientLogic(): ClientLogic {
   logic ??= new Function(`${CLIENT_LOGIC_JS}\nreturn NxdmaDocs;`)() as ClientLogic;
   return logic;

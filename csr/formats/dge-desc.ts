@@ -7,14 +7,9 @@
  * these layouts is nxdma's own design, documented in docs/descriptors.md (tables rendered from the
  * layouts below, checked by test/csr/formats/dge-desc.test.ts).
  */
-import {
-  type BoundCheck,
-  type Problem,
-  type RecordLayout,
-  type RecordValue,
-  RecordCodec,
-  RecordFamily,
-} from './layout.ts';
+import { type BoundCheck, type Problem, type RecordLayout, type RecordValue } from './layout.ts';
+import { RecordCodec } from './record-codec.ts';
+import { RecordFamily } from './record-family.ts';
 import type { ByteView, DecodeResult } from './wire.ts';
 
 export type { BoundCheck } from './layout.ts';

@@ -9,13 +9,9 @@
  *   S: push DIMPUSH to DMA[%d]: [%u,%u][%d,%d]      ([num_src,num_dst][step_src,step_dst])
  *   S: push REGWRITE to DMA[%d]
  */
-import {
-  type Problem,
-  type RecordLayout,
-  type RecordValue,
-  RecordCodec,
-  RecordFamily,
-} from './layout.ts';
+import { type Problem, type RecordLayout, type RecordValue } from './layout.ts';
+import { RecordCodec } from './record-codec.ts';
+import { RecordFamily } from './record-family.ts';
 import { type ByteView, type DecodeResult, fail, ok } from './wire.ts';
 import { NxdmaError } from '../../common/errors.ts';
 

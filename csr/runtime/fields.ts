@@ -112,6 +112,33 @@ export class FieldSpec {
   }
 }
 
+/**
+ * A FieldSpec for `width` bits at `lsb` with access `access`: the one place where a field's
+ * maximum and in-place mask are derived from its position.
+ */
+export function makeFieldSpec(
+  name: string,
+  lsb: number,
+  width: number,
+  access: AccessKind,
+  inferred: boolean,
+  values: { readonly [name: string]: number } | null = null,
+): FieldSpec {
+  const max = fieldMax(width);
+  return new FieldSpec(
+    name,
+    lsb,
+    width,
+    max,
+    (max << lsb) >>> 0,
+    access,
+    isReadableAccess(access),
+    isWritableAccess(access),
+    inferred,
+    values,
+  );
+}
+
 /** The arguments of `new FieldSpec(...)` for a field of the loaded model. */
 export function fieldSpecArgs(f: FieldModel): ConstructorParameters<typeof FieldSpec> {
   return [
@@ -161,19 +188,7 @@ export class RegisterSpec {
     const byName = Object.create(NO_NAMES) as Record<string, FieldSpec>;
     let vol = 0;
     for (const [name, f] of Object.entries(map.fields)) {
-      const max = fieldMax(f.width);
-      const spec = new FieldSpec(
-        name,
-        f.lsb,
-        f.width,
-        max,
-        (max << f.lsb) >>> 0,
-        f.access,
-        isReadableAccess(f.access),
-        isWritableAccess(f.access),
-        f.inferred,
-        f.values ?? null,
-      );
+      const spec = makeFieldSpec(name, f.lsb, f.width, f.access, f.inferred, f.values ?? null);
       fields.push(spec);
       byName[name] = spec;
       if (f.access === 'WO' || f.access === 'INC' || f.access === 'W1C') vol |= spec.mask;

@@ -31,7 +31,25 @@ function isPlain(r: { access: string; fields: Iterable<{ access: string }> }): b
   return true;
 }
 
+/** Plain-register flags per policy and window size (shared read-only by every window shadow). */
+const plainCache = new WeakMap<RegFileModel | RegFileMap, Map<number, Uint8Array>>();
+
+/** One flag per word of a `size`-byte window: 1 where a plain register lives (computed once). */
 function plainOffsets(policy: RegFileModel | RegFileMap, size: number): Uint8Array {
+  let bySize = plainCache.get(policy);
+  if (bySize === undefined) {
+    bySize = new Map();
+    plainCache.set(policy, bySize);
+  }
+  let flags = bySize.get(size);
+  if (flags === undefined) {
+    flags = scanPlainOffsets(policy, size);
+    bySize.set(size, flags);
+  }
+  return flags;
+}
+
+function scanPlainOffsets(policy: RegFileModel | RegFileMap, size: number): Uint8Array {
   const flags = new Uint8Array(Math.ceil(size / 4));
   if ('instances' in policy) {
     for (const i of policy.instances) if (isPlain(i.register)) flags[i.offset >>> 2] = 1;

@@ -1,23 +1,20 @@
 /**
  * Builds the frozen model of `model.ts` from a register-file document already in the zod format
- * (`format.ts`): the structural rules below. Every problem is reported with the file, the JSON
+ * (`format.ts`) by the structural rules of `rules.ts`. Every problem is reported with the file, the JSON
  * path, the register path and what was expected; all problems of a file are reported in one
  * NxdmaError SCHEMA_INVALID (details.issues lists them).
  *
- * Structural rules: fields must not overlap nor pass bit 31 and must have hi >= lo; a reset value
- * must fit its field; registers must be 4-aligned, must not overlap and must lie inside their
- * bundle (top-level registers: inside the window); bundles must be 4-aligned, must not overlap and
- * must lie inside the window; names are unique per scope (bundles and top-level registers, the
- * registers of a bundle, the fields of a register, the values of an enum); a register without
- * fields states its Access and Provenance; INC registers name an existing IncrementTarget.
+ * The structural rules themselves are a named table (SCHEMA_RULES, rules.ts): this module walks
+ * the document, applies each rule where it belongs and builds the model; each issue names its rule.
  *
  * This module does not load zod: `loader.ts` checks the format of any document first;
  * `files.ts` builds the shipped schemas directly (the build and the test suite check them with the
  * full loader), so commands that only read the shipped registers start fast.
  */
-import { NxdmaError, hex } from '../../common/errors.ts';
+import { NxdmaError } from '../../common/errors.ts';
 import { jsonPath, type PathSeg } from '../../common/zod-issues.ts';
 import type { AccessKind, FieldJson, Provenance, RegFileJson, RegisterJson } from './format.ts';
+import { SCHEMA_RULES, type RegisterScope, type SchemaRule } from './rules.ts';
 import {
   REGISTER_BYTES,
   absoluteOffset,
@@ -46,6 +43,8 @@ export interface SchemaIssue {
   readonly message: string;
   readonly expected: string;
   readonly actual?: unknown;
+  /** The broken rule's name in SCHEMA_RULES (rules.ts), e.g. "fields-disjoint". */
+  readonly rule?: string;
 }
 
 function formatIssues(file: string, issues: readonly SchemaIssue[]): string {
@@ -94,13 +93,7 @@ export function deriveAccess(kinds: readonly AccessKind[]): AccessKind {
 
 const PROVENANCE_ORDER: readonly Provenance[] = ['seed', 'public', 'inferred'];
 
-/** The bundle (or top-level window) a register must fit in. */
-interface RegisterScope {
-  name: string | null;
-  size: number;
-  kind: 'bundle' | 'window';
-  provenance: Provenance | null;
-}
+const R = SCHEMA_RULES;
 
 class Builder {
   readonly issues: SchemaIssue[] = [];
@@ -109,91 +102,49 @@ class Builder {
     readonly doc: RegFileJson,
   ) {}
 
-  issue(
-    segs: readonly PathSeg[],
-    where: string | null,
-    message: string,
-    expected: string,
-    actual?: unknown,
-  ) {
-    this.issues.push({ path: jsonPath(segs), where, message, expected, actual });
+  /**
+   * Applies `rule` to the element at `base` (its JSON path, as segments or as a path string) named
+   * `where`; records the problem when it is broken. True when the rule holds.
+   */
+  apply<C>(rule: SchemaRule<C>, c: C, base: readonly PathSeg[] | string, where: string | null) {
+    const p = rule.check(c);
+    if (p === null) return true;
+    const at = p.at ?? [];
+    this.issues.push({
+      path: typeof base === 'string' ? base + jsonPath(at).slice(1) : jsonPath([...base, ...at]),
+      where: p.where !== undefined ? p.where : where,
+      message: p.message,
+      expected: p.expected,
+      actual: p.actual,
+      rule: rule.name,
+    });
+    return false;
   }
 
   field(f: FieldJson, segs: PathSeg[], where: string): FieldModel | null {
     const [hiS, loS] = f.Bits.split(':');
     const hi = Number(hiS);
     const lo = Number(loS);
-    let ok = true;
-    if (hi > 31 || lo > 31) {
-      this.issue(
-        [...segs, 'Bits'],
-        where,
-        `field bits ${f.Bits} go beyond bit 31`,
-        'bits within 31:0 of a 32-bit register',
-        f.Bits,
-      );
-      ok = false;
-    } else if (hi < lo) {
-      this.issue(
-        [...segs, 'Bits'],
-        where,
-        `field bits ${f.Bits} have hi below lo`,
-        '"hi:lo" with hi >= lo',
-        f.Bits,
-      );
-      ok = false;
-    }
+    const bits = { f, hi, lo };
+    let ok =
+      this.apply(R.fieldBitsInWord, bits, segs, where) &&
+      this.apply(R.fieldHiNotBelowLo, bits, segs, where);
     if (!ok) return null;
     const width = hi - lo + 1;
     const max = fieldMax(width);
     const resetKnown = f.ResetValue !== 'unknown';
     const reset = resetKnown ? parseNumberLike(f.ResetValue as number | string) : 0;
-    if (reset > max) {
-      this.issue(
-        [...segs, 'ResetValue'],
-        where,
-        `reset value ${hex(reset)} is wider than the ${width}-bit field ${f.Name}`,
-        `a reset value within 0..${hex(max)}`,
-        f.ResetValue,
-      );
-      ok = false;
-    }
+    if (!this.apply(R.fieldResetFits, { f, width, max, reset }, segs, where)) ok = false;
     const enums: EnumValue[] = [];
     const seenNames = new Set<string>();
     const seenValues = new Set<number>();
     (f.EnumeratedValues ?? []).forEach((e, i) => {
       const v = parseNumberLike(e.Value);
       const es = [...segs, 'EnumeratedValues', i];
-      if (v > max) {
-        this.issue(
-          [...es, 'Value'],
-          `${where}.${e.Name}`,
-          `enumerated value ${hex(v)} does not fit the ${width}-bit field`,
-          `a value within 0..${hex(max)}`,
-          e.Value,
-        );
-        ok = false;
-      }
-      if (seenNames.has(e.Name)) {
-        this.issue(
-          [...es, 'Name'],
-          where,
-          `duplicate enumerated value name '${e.Name}'`,
-          'unique names within a field',
-          e.Name,
-        );
-        ok = false;
-      }
-      if (seenValues.has(v)) {
-        this.issue(
-          [...es, 'Value'],
-          where,
-          `duplicate enumerated value ${v}`,
-          'unique values within a field',
-          e.Value,
-        );
-        ok = false;
-      }
+      const ec = { name: e.Name, raw: e.Value, value: v, width, max, seenNames, seenValues };
+      if (!this.apply(R.enumValueFits, ec, es, `${where}.${e.Name}`)) ok = false;
+      if (!this.apply(R.enumNameUnique, ec, es, where)) ok = false;
+      if (!this.apply(R.enumValueUnique, ec, es, where)) ok = false;
       seenNames.add(e.Name);
       seenValues.add(v);
       enums.push({ name: e.Name, value: v, description: e.Description ?? '' });
@@ -227,81 +178,32 @@ class Builder {
     const where = block.name ? `${block.name}.${r.Name}` : r.Name;
     let ok = true;
     const offset = parseNumberLike(r.AddressOffset);
-    if (offset % REGISTER_BYTES !== 0) {
-      this.issue(
-        [...segs, 'AddressOffset'],
-        where,
-        `register offset ${hex(offset)} is not 4-byte aligned`,
-        'an offset that is a multiple of 4 (one aligned 32-bit word)',
-        r.AddressOffset,
-      );
-      ok = false;
-    }
-    let array: { size: number; stride: number } | null = null;
-    if ((r.ArraySize === undefined) !== (r.ArrayStride === undefined)) {
-      this.issue(
-        segs,
-        where,
-        'a register array needs both ArraySize and ArrayStride',
-        'ArraySize and ArrayStride together, or neither',
-        { ArraySize: r.ArraySize, ArrayStride: r.ArrayStride },
-      );
-      ok = false;
-    } else if (r.ArraySize !== undefined && r.ArrayStride !== undefined) {
-      if (r.ArrayStride % REGISTER_BYTES !== 0) {
-        this.issue(
-          [...segs, 'ArrayStride'],
-          where,
-          `register array stride ${r.ArrayStride} is not a multiple of 4`,
-          'a stride that is a multiple of 4',
-          r.ArrayStride,
-        );
-        ok = false;
-      }
-      array = { size: r.ArraySize, stride: r.ArrayStride };
-    }
+    const array =
+      r.ArraySize !== undefined && r.ArrayStride !== undefined
+        ? { size: r.ArraySize, stride: r.ArrayStride }
+        : null;
     const last = offset + (array ? (array.size - 1) * array.stride : 0) + REGISTER_BYTES;
-    if (ok && last > block.size) {
-      this.issue(
-        [...segs, 'AddressOffset'],
-        where,
-        `register ${r.Name} (${hex(offset)}..${hex(last - 1)}) lies past its ${block.kind} ` +
-          `(${hex(block.size)} bytes)`,
-        `a register inside the ${block.kind} (offset + 4 <= ${hex(block.size)})`,
-        r.AddressOffset,
-      );
-      ok = false;
-    }
+    const rc = { r, offset, scope: block, last };
+    if (!this.apply(R.registerAligned, rc, segs, where)) ok = false;
+    if (!this.apply(R.registerArrayComplete, rc, segs, where)) ok = false;
+    else if (!this.apply(R.registerArrayStrideAligned, rc, segs, where)) ok = false;
+    if (ok && !this.apply(R.registerInsideScope, rc, segs, where)) ok = false;
 
     // Fields: each valid, no duplicates, no overlaps.
     const fields: FieldModel[] = [];
     const names = new Map<string, number>();
     r.Fields.forEach((f, i) => {
       const fs: PathSeg[] = [...segs, 'Fields', i];
-      if (names.has(f.Name)) {
-        this.issue(
-          [...fs, 'Name'],
-          `${where}.${f.Name}`,
-          `duplicate field name '${f.Name}' (also Fields[${names.get(f.Name)}])`,
-          'unique field names within a register',
-          f.Name,
-        );
-        ok = false;
-      } else names.set(f.Name, i);
-      const fm = this.field(f, fs, `${where}.${f.Name}`);
+      const fw = `${where}.${f.Name}`;
+      if (!this.apply(R.fieldNameUnique, { f, sameName: names.get(f.Name) }, fs, fw)) ok = false;
+      else names.set(f.Name, i);
+      const fm = this.field(f, fs, fw);
       if (!fm) {
         ok = false;
         return;
       }
-      const other = fields.find((o) => (o.mask & fm.mask) !== 0);
-      if (other) {
-        this.issue(
-          [...fs, 'Bits'],
-          `${where}.${f.Name}`,
-          `field ${f.Name} bits ${fm.msb}:${fm.lsb} overlap field ${other.name} bits ${other.msb}:${other.lsb}`,
-          'fields that do not share any bit',
-          f.Bits,
-        );
+      const others = fields;
+      if (!this.apply(R.fieldsDisjoint, { f, sameName: undefined, bits: fm, others }, fs, fw)) {
         ok = false;
       }
       fields.push(fm);
@@ -312,99 +214,28 @@ class Builder {
     let reset = 0;
     let resetKnownMask = 0;
     if (fields.length === 0 && r.Fields.length === 0) {
-      if (!r.Access) {
-        this.issue(
-          segs,
-          where,
-          'a register without fields must state its Access',
-          'an Access on a whole-word register',
-          undefined,
-        );
-        ok = false;
-      }
-      if (!r.Provenance) {
-        this.issue(
-          segs,
-          where,
-          'a register without fields must state its Provenance',
-          'a Provenance on a whole-word register',
-          undefined,
-        );
-        ok = false;
-      }
+      if (!this.apply(R.wholeWordAccessStated, rc, segs, where)) ok = false;
+      if (!this.apply(R.wholeWordProvenanceStated, rc, segs, where)) ok = false;
       access = r.Access ?? 'RW';
       if (r.ResetValue !== undefined && r.ResetValue !== 'unknown') {
         reset = parseNumberLike(r.ResetValue);
-        if (reset > 0xffffffff) {
-          this.issue(
-            [...segs, 'ResetValue'],
-            where,
-            `reset value ${hex(reset)} is wider than 32 bits`,
-            'a reset value within 0..0xffffffff',
-            r.ResetValue,
-          );
-          ok = false;
-        }
+        if (!this.apply(R.wholeWordResetFits, { r, reset }, segs, where)) ok = false;
         resetKnownMask = 0xffffffff;
       }
     } else {
-      if (r.ResetValue !== undefined) {
-        this.issue(
-          [...segs, 'ResetValue'],
-          where,
-          'a register with fields takes its reset value from its fields',
-          'ResetValue on the fields, not on the register',
-          r.ResetValue,
-        );
-        ok = false;
-      }
       const kinds = r.Fields.map((f) => f.Access);
-      if (kinds.includes('INC') && kinds.some((k) => k !== 'INC')) {
-        this.issue(
-          segs,
-          where,
-          'an INC (doorbell) field shares its register with other access kinds',
-          'INC registers whose fields are all INC',
-          kinds,
-        );
-        ok = false;
-      }
-      access = deriveAccess(kinds);
-      if (r.Access && r.Access !== access) {
-        this.issue(
-          [...segs, 'Access'],
-          where,
-          `register Access ${r.Access} disagrees with its fields (${access})`,
-          `Access ${access} or no register-level Access`,
-          r.Access,
-        );
-        ok = false;
-      }
+      const fc = { r, kinds, derived: deriveAccess(kinds) };
+      if (!this.apply(R.resetOnFields, fc, segs, where)) ok = false;
+      if (!this.apply(R.incAlone, fc, segs, where)) ok = false;
+      access = fc.derived;
+      if (!this.apply(R.registerAccessAgrees, fc, segs, where)) ok = false;
       for (const f of fields) {
         reset = (reset | (f.reset << f.lsb)) >>> 0;
         if (f.resetKnown) resetKnownMask = (resetKnownMask | f.mask) >>> 0;
       }
     }
-    if (access === 'INC' && !r.IncrementTarget) {
-      this.issue(
-        segs,
-        where,
-        'an INC (doorbell) register must name its IncrementTarget',
-        'IncrementTarget "register.field"',
-        undefined,
-      );
-      ok = false;
-    }
-    if (r.IncrementTarget && access !== 'INC') {
-      this.issue(
-        [...segs, 'IncrementTarget'],
-        where,
-        `IncrementTarget on a ${access} register`,
-        'IncrementTarget only on INC registers',
-        r.IncrementTarget,
-      );
-      ok = false;
-    }
+    if (!this.apply(R.incNamesTarget, { r, access }, segs, where)) ok = false;
+    if (!this.apply(R.targetOnlyOnInc, { r, access }, segs, where)) ok = false;
     if (!ok) return null;
 
     const inferredReasons: string[] = [];
@@ -456,32 +287,15 @@ class Builder {
     regs.forEach((r, i) => {
       const rs: PathSeg[] = [...segs, i];
       const where = block.name ? `${block.name}.${r.Name}` : r.Name;
-      const prev = names.get(r.Name);
-      if (prev) {
-        this.issue(
-          [...rs, 'Name'],
-          where,
-          `duplicate name '${r.Name}' (also at ${prev})`,
-          `names unique within ${block.name ?? 'the file'}`,
-          r.Name,
-        );
-      } else names.set(r.Name, jsonPath(rs));
+      const nc = { name: r.Name, prev: names.get(r.Name), scope: block.name };
+      if (this.apply(R.registerNameUnique, nc, rs, where)) names.set(r.Name, jsonPath(rs));
       const m = this.register(r, rs, block);
       if (!m) return;
       const n = m.array ? m.array.size : 1;
       for (let k = 0; k < n; k++) {
         const off = m.offset + (m.array ? k * m.array.stride : 0);
-        const clash = words.get(off);
-        if (clash) {
-          this.issue(
-            [...rs, 'AddressOffset'],
-            where,
-            `register ${registerPath(m, k)} at ${hex(off)} overlaps register ${clash.name} (${clash.path})`,
-            'registers that do not share a word',
-            r.AddressOffset,
-          );
-          return;
-        }
+        const wc = { r, name: registerPath(m, k), offset: off, clash: words.get(off) };
+        if (!this.apply(R.registersDisjoint, wc, rs, where)) return;
         words.set(off, { name: registerPath(m, k), path: jsonPath(rs) });
       }
       out.push(m);
@@ -491,27 +305,12 @@ class Builder {
       const t = m.incrementTarget;
       if (!t) continue;
       const idx = regs.findIndex((r) => r.Name === m.name);
-      const rs: PathSeg[] = [...segs, idx, 'IncrementTarget'];
+      const rs: PathSeg[] = [...segs, idx];
       const where = block.name ? `${block.name}.${m.name}` : m.name;
       const target = out.find((o) => o.name === t.register);
-      const tf = target?.fields.find((f) => f.name === t.field);
-      if (!target || !tf) {
-        this.issue(
-          rs,
-          where,
-          `IncrementTarget ${t.register}.${t.field} does not exist in ${block.name ?? 'the file'}`,
-          'an existing register.field in the same block',
-          `${t.register}.${t.field}`,
-        );
-      } else if (target.access === 'INC' || target.array || m.array) {
-        this.issue(
-          rs,
-          where,
-          `IncrementTarget ${t.register}.${t.field} must be a plain (non-INC, non-array) register field`,
-          'a non-INC register field outside register arrays',
-          `${t.register}.${t.field}`,
-        );
-      }
+      const found = target?.fields.some((f) => f.name === t.field) === true;
+      const tc = { m, scope: block.name, target, found };
+      if (this.apply(R.incTargetExists, tc, rs, where)) this.apply(R.incTargetPlain, tc, rs, where);
     }
     return out.sort((a, b) => a.offset - b.offset);
   }
@@ -522,63 +321,21 @@ class Builder {
     const size = rf.SizeInBytes;
     const spans: Span[] = [];
     const topNames = new Map<string, string>();
-    if (size % REGISTER_BYTES !== 0) {
-      this.issue(
-        [...root, 'SizeInBytes'],
-        rf.Name,
-        `window size ${size} is not a multiple of 4`,
-        'a window of whole 32-bit words',
-        size,
-      );
-    }
+    this.apply(R.windowSizeAligned, { size }, root, rf.Name);
 
     const blocks: BlockModel[] = [];
     (rf.RegistersBundleArrays ?? []).forEach((b, i) => {
       const bs: PathSeg[] = [...root, 'RegistersBundleArrays', i];
       const base = parseNumberLike(b.AddressOffset);
       let ok = true;
-      const prev = topNames.get(b.Name);
-      if (prev) {
-        this.issue(
-          [...bs, 'Name'],
-          b.Name,
-          `duplicate name '${b.Name}' (also at ${prev})`,
-          'bundle and top-level register names unique within the file',
-          b.Name,
-        );
-        ok = false;
-      } else topNames.set(b.Name, jsonPath(bs));
-      if (base % REGISTER_BYTES !== 0) {
-        this.issue(
-          [...bs, 'AddressOffset'],
-          b.Name,
-          `bundle base ${hex(base)} is not 4-byte aligned`,
-          'a base that is a multiple of 4',
-          b.AddressOffset,
-        );
-        ok = false;
-      }
-      if (b.BundleSizeInBytes % REGISTER_BYTES !== 0) {
-        this.issue(
-          [...bs, 'BundleSizeInBytes'],
-          b.Name,
-          `bundle size ${b.BundleSizeInBytes} is not a multiple of 4`,
-          'a bundle size that is a multiple of 4',
-          b.BundleSizeInBytes,
-        );
-        ok = false;
-      }
+      const nc = { name: b.Name, prev: topNames.get(b.Name), scope: null };
+      if (!this.apply(R.bundleNameUnique, nc, bs, b.Name)) ok = false;
+      else topNames.set(b.Name, jsonPath(bs));
       const end = base + b.ArraySize * b.BundleSizeInBytes;
-      if (end > size) {
-        this.issue(
-          [...bs, 'AddressOffset'],
-          b.Name,
-          `bundle ${b.Name} (${hex(base)}..${hex(end - 1)}, ${b.ArraySize} x ${hex(b.BundleSizeInBytes)}) lies past the window (${hex(size)} bytes)`,
-          `base + ArraySize * BundleSizeInBytes <= SizeInBytes (${hex(size)})`,
-          b.AddressOffset,
-        );
-        ok = false;
-      }
+      const bc = { name: b.Name, raw: b, base, end, window: size };
+      if (!this.apply(R.bundleAligned, bc, bs, b.Name)) ok = false;
+      if (!this.apply(R.bundleSizeAligned, bc, bs, b.Name)) ok = false;
+      if (!this.apply(R.bundleInsideWindow, bc, bs, b.Name)) ok = false;
       spans.push({ start: base, end, what: `bundle ${b.Name}`, path: jsonPath(bs) });
       const regs = this.scope(
         b.Registers,
@@ -624,17 +381,7 @@ class Builder {
     // Bundles and top-level registers must not share bytes.
     const sorted = [...spans].sort((a, b) => a.start - b.start);
     for (let i = 1; i < sorted.length; i++) {
-      const a = sorted[i - 1];
-      const b = sorted[i];
-      if (b.start < a.end) {
-        this.issues.push({
-          path: `${b.path}.AddressOffset`,
-          where: b.what.replace(/^(bundle|register) /, ''),
-          message: `${b.what} at ${hex(b.start)} overlaps ${a.what} (${hex(a.start)}..${hex(a.end - 1)}, ${a.path})`,
-          expected: 'bundles and top-level registers that do not share bytes',
-          actual: hex(b.start),
-        });
-      }
+      this.apply(R.spansDisjoint, { a: sorted[i - 1], b: sorted[i] }, sorted[i].path, null);
     }
 
     const gaps: KnownGap[] = [];
@@ -643,27 +390,11 @@ class Builder {
       const blk = g.Block
         ? (rf.RegistersBundleArrays ?? []).find((b) => b.Name === g.Block)
         : undefined;
-      if (g.Block && !blk) {
-        this.issue(
-          [...gs, 'Block'],
-          g.Name,
-          `known gap names unknown block '${g.Block}'`,
-          'a block of this file',
-          g.Block,
-        );
-        return;
-      }
+      const gc = { block: g.Block, blockFound: blk !== undefined, name: g.Name, isRegister: false };
+      if (!this.apply(R.gapBlockExists, gc, gs, g.Name)) return;
       const regs = blk ? blk.Registers : (rf.Registers ?? []);
-      if (regs.some((r) => r.Name === g.Name)) {
-        this.issue(
-          [...gs, 'Name'],
-          g.Name,
-          `known gap '${g.Name}' is also a register`,
-          'a gap that is not placed as a register',
-          g.Name,
-        );
-        return;
-      }
+      const isRegister = regs.some((r) => r.Name === g.Name);
+      if (!this.apply(R.gapNotARegister, { ...gc, isRegister }, gs, g.Name)) return;
       gaps.push({
         name: g.Name,
         block: g.Block ?? null,

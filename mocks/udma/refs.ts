@@ -5,7 +5,7 @@
  */
 import type { RegFileModel } from '../../csr/schema/model.ts';
 import { getBlock } from '../../csr/schema/model.ts';
-import { FieldRef, enumValue, fieldRef, fieldRefs, registerOffset } from '../field-ref.ts';
+import { enumValue, fieldRef, fieldRefs, registerOffset, type FieldRef } from '../field-ref.ts';
 
 /** Per-queue ring registers, common to both halves (names differ: tdr* on M2S, rdr* on S2M). */
 export interface RingRefs {

@@ -1,8 +1,8 @@
 /*
- * nxdma register docs: wires NxdmaDocs (logic.js) to the page. A plain script embedded after
- * logic.js in every generated page; it reads the page's data from the JSON element #nxdma-data
- * (inline: pages opened from the file system cannot fetch) and never builds HTML from strings
- * (text goes through textContent only).
+ * nxdma register docs: wires NxdmaDocs (words.js, results.js, search.js) to the page. A plain
+ * script embedded after search.js in every generated page; it reads the page's data from the JSON
+ * element #nxdma-data (inline: pages opened from the file system cannot fetch) and never builds
+ * HTML from strings (text goes through textContent only).
  *
  * - the search box (#search, results in #search-results): path, words or address; Enter opens
  *   the first result, Escape clears, "/" focuses the box; ?q=... fills it on load;

@@ -30,7 +30,7 @@ import {
   type Indirect1D,
   type Direct2DXpose,
 } from '../../../csr/formats/dge-desc.ts';
-import { RecordCodec } from '../../../csr/formats/layout.ts';
+import { RecordCodec } from '../../../csr/formats/record-codec.ts';
 import { toPriorityClass, DMAQoSClass } from '../../../csr/formats/qos-class.ts';
 import { thrown as err } from '../../support/errors.ts';
 import { normalizeTables } from './markdown.ts';

@@ -18,7 +18,7 @@ import {
   validateMicroOps,
   type MicroOp,
 } from '../../../csr/formats/dge-ops.ts';
-import type { RecordCodec } from '../../../csr/formats/layout.ts';
+import type { RecordCodec } from '../../../csr/formats/record-codec.ts';
 import { normalizeTables } from './markdown.ts';
 
 const hexOf = (b: Uint8Array) => Buffer.from(b).toString('hex');

@@ -1,0 +1,268 @@
+/**
+ * One engine of a QoS plan -> its register writes, and the arming rule's warnings. Every field the
+ * plan sets is merged into its register word (one write per register touched), in the write order
+ * of driver/qos/qos-regs.ts. Pure: no device, no I/O.
+ */
+import { NxdmaError } from '../../common/errors.ts';
+import { DMAQoSClass, defaultQueueQos } from '../../csr/formats/qos-class.ts';
+import { reg, type Reg } from '../udma/regs.ts';
+import type { PlanEngine } from './plan.ts';
+import type { PlannedField, PlannedWrite, QosOrigin, QosWarning } from './planner.ts';
+import { qosRegs, type PlanFieldSpec, type RefillFieldSpecs, type RefillKey } from './qos-regs.ts';
+
+/** The word of one register being planned: the bits set so far and the fields they came from. */
+class WordBuilder {
+  mask = 0;
+  value = 0;
+  readonly fields: PlannedField[] = [];
+  /** Register fields named so far (for the inferred-write rule), in first-set order. */
+  readonly names: string[] = [];
+
+  constructor(
+    readonly reg: Reg,
+    readonly engine: number,
+  ) {}
+
+  /** Sets the bits of `f` to `value` (checked against the bits' width first). */
+  put(f: PlanFieldSpec, value: number, origin: QosOrigin, source: string, queue?: number): void {
+    const s = f.spec;
+    if (!Number.isInteger(value) || value < 0 || value > s.max) {
+      throw new NxdmaError(
+        'PLAN_INVALID',
+        `${source}: ${this.reg.path}.${s.name} = ${String(value)} does not fit ${s.width} bits`,
+        { where: source, expected: `0..${s.max}`, actual: value },
+      );
+    }
+    this.mask = (this.mask | s.mask) >>> 0;
+    this.value = ((this.value & ~s.mask) | s.place(value)) >>> 0;
+    const pf: PlannedField = {
+      name: s.name,
+      lsb: s.lsb,
+      width: s.width,
+      value,
+      origin,
+      inferred: f.inferred,
+      ...(queue !== undefined ? { queue } : {}),
+      source,
+    };
+    const fs = this.fields;
+    let i = 0;
+    while (i < fs.length && fs[i].name !== s.name) i++;
+    fs[i] = pf;
+    if (!this.names.includes(f.field)) this.names.push(f.field);
+  }
+
+  build(): PlannedWrite {
+    const r = this.reg;
+    return {
+      engine: this.engine,
+      file: r.file,
+      path: r.path,
+      offset: r.offset,
+      mask: this.mask,
+      value: this.value,
+      fields: this.fields.sort((a, b) => a.lsb - b.lsb),
+      complete: (this.mask & r.fieldMask) >>> 0 === r.fieldMask,
+      inferred: r.inferredWrite(this.names),
+      reset: r.reset,
+      readMask: r.readMask,
+    };
+  }
+}
+
+/** S2M_Q[n].cfg.AXI_qos; a queue the S2M half lacks is REGISTER_UNKNOWN (the lookup names it). */
+function s2mQueueField(f: PlanFieldSpec | undefined, n: number): PlanFieldSpec {
+  if (f) return f;
+  reg('udma_s2m', `S2M_Q[${n}].cfg`);
+  throw new Error(`S2M_Q[${n}].cfg resolved but has no planned field`);
+}
+
+/** The writes of one engine of the plan, in write order. */
+export function planEngine(e: PlanEngine): PlannedWrite[] {
+  const T = qosRegs();
+  const builders: (WordBuilder | undefined)[] = new Array<WordBuilder | undefined>(T.order.length);
+  const set = (
+    f: PlanFieldSpec,
+    value: number,
+    origin: QosOrigin,
+    source: string,
+    queue?: number,
+  ): void => {
+    const b = (builders[f.slot] ??= new WordBuilder(f.reg, e.engine));
+    b.put(f, value, origin, source, queue);
+  };
+
+  /** A bucket's refill words, as far as the plan gives them. */
+  const setRefill = (
+    r: { readonly [k in RefillKey]?: number },
+    fields: RefillFieldSpecs,
+    src: string,
+    queue?: number,
+  ): void => {
+    for (const { key, spec } of fields) {
+      const v = r[key];
+      if (v !== undefined) set(spec, v, 'explicit', `${src}.${key}`, queue);
+    }
+  };
+
+  for (const q of e.queues) {
+    const Q = T.queues[q.queue];
+    const n = q.queue;
+    const src = q.where;
+    if (q.class !== undefined) {
+      const v = defaultQueueQos(DMAQoSClass[q.class]);
+      const s = `${src}.class`;
+      set(Q.axiQos, v.axiQos, 'class', s, n);
+      set(Q.qQos, v.qQos, 'class', s, n);
+      set(Q.weight, v.weight, 'class', s, n);
+      set(Q.highPriority, v.highPriority ? 1 : 0, 'class', s, n);
+    }
+    if (q.qos !== undefined) {
+      const x = q.qos;
+      const s = `${src}.qos`;
+      if (x.axiQos !== undefined) set(Q.axiQos, x.axiQos, 'explicit', `${s}.axiQos`, n);
+      if (x.qQos !== undefined) set(Q.qQos, x.qQos, 'explicit', `${s}.qQos`, n);
+      if (x.weight !== undefined) set(Q.weight, x.weight, 'explicit', `${s}.weight`, n);
+      if (x.highPriority !== undefined)
+        set(Q.highPriority, x.highPriority ? 1 : 0, 'explicit', `${s}.highPriority`, n);
+    }
+    if (q.rateLimit !== undefined) {
+      const rl = q.rateLimit;
+      const s = `${src}.rateLimit`;
+      set(Q.rateLimitEn, rl.enabled ? 1 : 0, 'explicit', `${s}.enabled`, n);
+      if (rl.maxBurst !== undefined)
+        set(Q.rateLimitMaxBurst, rl.maxBurst, 'explicit', `${s}.maxBurst`, n);
+      if (rl.pause !== undefined)
+        set(Q.rateLimitPause, rl.pause ? 1 : 0, 'explicit', `${s}.pause`, n);
+      setRefill(rl, Q.rateLimitRefill, s, n);
+      // The per-queue limiter engages only when its mask bit is clear (1 = masked, the reset value).
+      set(Q.rateLimitMask, rl.enabled ? 0 : 1, 'explicit', `${s}.enabled`, n);
+    }
+    if (q.s2mAxiQos !== undefined)
+      set(s2mQueueField(Q.s2mAxiQos, n), q.s2mAxiQos, 'explicit', `${src}.s2mAxiQos`, n);
+  }
+
+  const E = T.engine;
+  const rl = e.rateLimit;
+  if (rl) {
+    const s = `${e.where}.rateLimit`;
+    if (rl.shortCycleSize !== undefined)
+      set(E.shortCycleSize, rl.shortCycleSize, 'explicit', `${s}.shortCycleSize`);
+    if (rl.packetMode !== undefined)
+      set(E.rateLimitPacketMode, rl.packetMode ? 1 : 0, 'explicit', `${s}.packetMode`);
+    if (rl.stream) {
+      const st = rl.stream;
+      set(E.streamEn, st.enabled ? 1 : 0, 'explicit', `${s}.stream.enabled`);
+      if (st.maxBurst !== undefined)
+        set(E.streamMaxBurst, st.maxBurst, 'explicit', `${s}.stream.maxBurst`);
+      if (st.pause !== undefined)
+        set(E.streamPause, st.pause ? 1 : 0, 'explicit', `${s}.stream.pause`);
+      setRefill(st, E.streamRefill, `${s}.stream`);
+      set(E.streamMask, st.enabled ? 0 : 1, 'explicit', `${s}.stream.enabled`);
+    }
+  }
+
+  const a = e.arbiters;
+  const s = `${e.where}.arbiters`;
+  if (a.completion !== undefined) {
+    const v = a.completion === 'rr' ? 1 : 0;
+    set(E.m2sCompForceRr, v, 'explicit', `${s}.completion`);
+    set(E.s2mCompForceRr, v, 'explicit', `${s}.completion`);
+  }
+  if (a.qPromotion !== undefined) {
+    const v = a.qPromotion ? 1 : 0;
+    set(E.m2sQPromotion, v, 'explicit', `${s}.qPromotion`);
+    set(E.s2mQPromotion, v, 'explicit', `${s}.qPromotion`);
+  }
+  if (a.dwrr !== undefined) {
+    const d = a.dwrr;
+    set(E.enDwrr, d.enabled ? 1 : 0, 'explicit', `${s}.dwrr`);
+    if (d.incFactor !== undefined) set(E.incFactor, d.incFactor, 'explicit', `${s}.dwrr.incFactor`);
+    if (d.weightInc !== undefined) set(E.weightInc, d.weightInc, 'explicit', `${s}.dwrr.weightInc`);
+    if (d.packetMode !== undefined)
+      set(E.dwrrPacketMode, d.packetMode ? 1 : 0, 'explicit', `${s}.dwrr.packetMode`);
+  }
+  if (a.s2mPrefetch !== undefined)
+    set(E.s2mPrefForceRr, a.s2mPrefetch === 'rr' ? 1 : 0, 'explicit', `${s}.s2mPrefetch`);
+  if (a.prefetch !== undefined)
+    set(E.m2sPrefForceRr, a.prefetch === 'rr' ? 1 : 0, 'explicit', `${s}.prefetch`);
+
+  const out: PlannedWrite[] = [];
+  for (let i = 0; i < builders.length; i++) {
+    const b = builders[i];
+    if (b !== undefined) out.push(b.build());
+  }
+  return out;
+}
+
+/** The seed 004 §8.6 arming rule for one engine: per-queue QoS set but the arbiters left in round robin. */
+export function armingWarnings(e: PlanEngine): QosWarning[] {
+  const hasQos = e.queues.some(
+    (q) =>
+      q.class !== undefined ||
+      (q.qos !== undefined &&
+        (q.qos.axiQos !== undefined || q.qos.qQos !== undefined || q.qos.weight !== undefined)),
+  );
+  if (!hasQos) return [];
+  const out: QosWarning[] = [];
+  const missing: string[] = [];
+  if (e.arbiters.prefetch !== 'qos') {
+    missing.push(
+      e.arbiters.prefetch === 'rr'
+        ? 'the plan sets the prefetch arbiter to round robin (pref_force_rr = 1)'
+        : 'the plan leaves M2S_rd.desc_pref_cfg_2.pref_force_rr as it is (1, round robin, after reset and bring-up)',
+    );
+  }
+  if (e.arbiters.dwrr?.enabled !== true) {
+    missing.push(
+      e.arbiters.dwrr === undefined
+        ? 'the plan leaves M2S_dwrr.cfg_sched.en_dwrr as it is (0, round robin, after reset)'
+        : 'the plan turns DWRR off (en_dwrr = 0)',
+    );
+  }
+  if (missing.length > 0) {
+    out.push({
+      code: 'ARBITERS_ROUND_ROBIN',
+      engine: e.engine,
+      message:
+        `engine ${e.engine}: per-queue QoS is set but the arbiters are not armed: ${missing.join('; ')}. ` +
+        `Classes take effect only with arbiters: { prefetch: "qos", dwrr: "on" } (seed 004 §8.6)`,
+    });
+  }
+  if (e.arbiters.completion === 'rr') {
+    out.push({
+      code: 'COMPLETION_ROUND_ROBIN',
+      engine: e.engine,
+      message: `engine ${e.engine}: per-queue QoS is set but the completion arbiter is forced to round robin (force_rr = 1; its reset mode is QoS)`,
+    });
+  }
+  return out;
+}
+
+/**
+ * A rate limiter the plan enables without saying how it refills: its bucket then refills by
+ * whatever its token-size registers hold (reset unknown; 0 on the mock, where its traffic stops
+ * once the bucket is empty).
+ */
+export function refillWarnings(e: PlanEngine): QosWarning[] {
+  const out: QosWarning[] = [];
+  const none = (r: { enabled: boolean; refill?: number; longRefill?: number }): boolean =>
+    r.enabled && r.refill === undefined && r.longRefill === undefined;
+  const warn = (what: string, regs: string): void => {
+    out.push({
+      code: 'RATE_LIMIT_NO_REFILL',
+      engine: e.engine,
+      message:
+        `engine ${e.engine}: ${what} is enabled but the plan gives no refill or longRefill: ` +
+        `its bucket refills by whatever ${regs} hold (reset unknown), and stops the traffic once empty if that is 0`,
+    });
+  };
+  const st = e.rateLimit?.stream;
+  if (st && none(st))
+    warn('the stream rate limiter', 'M2S_stream_rate_limiter.cfg_token_size_1 / _2');
+  for (const q of e.queues) {
+    if (q.rateLimit && none(q.rateLimit))
+      warn(`queue ${q.queue}'s rate limiter`, `M2S_Q[${q.queue}].rate_limit_cfg_token_size_1 / _2`);
+  }
+  return out;
+}
