@@ -17,6 +17,7 @@ import {
   BD_MAX_LEN,
   LEN_CTRL,
   META_CTRL_PLAIN_COPY,
+  RING_ID_MASK,
   type TxFields,
   type RxFields,
   type CompletionFields,
@@ -29,6 +30,7 @@ const LITTLE_ENDIAN_HOST = HOST_LITTLE_ENDIAN;
 const TWO32 = TWO_POW_32;
 const put32 = putU32LE;
 const get32 = getU32LE;
+const RID = RING_ID_MASK;
 
 // ---------------------------------------------------------------------------------------------
 // Raw 16-byte access.
@@ -178,7 +180,7 @@ function putBd(
   if (
     (len | 0) === len &&
     (len - 1) >>> 16 === 0 &&
-    (ring_id & 3) === ring_id &&
+    (ring_id & RID) === ring_id &&
     (flags & allowed) === flags &&
     word1 >>> 0 === word1 &&
     hi <= 0x1fffff &&
@@ -239,7 +241,7 @@ function bdError(
   if (!Number.isInteger(len) || len < 1 || len > BD_MAX_LEN) {
     return badField(`${side}.len_ctrl.len`, 'an integer 1..65536', len);
   }
-  if ((ring_id & 3) !== ring_id)
+  if ((ring_id & RID) !== ring_id)
     return badField(`${side}.len_ctrl.ring_id`, 'an integer 0..3', ring_id);
   if (side === 'rx' && (flags & LEN_CTRL.DMB) !== 0) {
     return badField('rx.len_ctrl.dmb', 'false on an RX descriptor (dmb is TX only)', true);
@@ -301,7 +303,7 @@ export function encodeRx(dst: ByteView, byteOffset: number, f: RxFields): void {
 /** Encodes a completion descriptor: word 0 = first[26] | last[27] | ring_id[25:24], words 1-3 zero. */
 export function encodeCompletion(dst: ByteView, byteOffset: number, f: CompletionFields): void {
   const ring = f.ring_id ?? 0;
-  if (ring !== (ring & 3)) throw badField('completion.ring_id', 'an integer 0..3', ring);
+  if (ring !== (ring & RID)) throw badField('completion.ring_id', 'an integer 0..3', ring);
   if (!spanOk(dst, byteOffset)) throw spanError(dst, byteOffset, 'completion');
   const w0 =
     (ring << LEN_CTRL.RING_ID_SHIFT) |

@@ -4,7 +4,7 @@
  */
 import { NxdmaError } from '../../common/errors.ts';
 import { type ByteView, HOST_LITTLE_ENDIAN, TWO_POW_32, badField } from './wire.ts';
-import { BD_SIZE, LEN_CTRL, META_CTRL_PLAIN_COPY } from './bd-words.ts';
+import { BD_SIZE, LEN_CTRL, META_CTRL_PLAIN_COPY, RING_ID_MASK } from './bd-words.ts';
 import { LEN_CTRL_TX_FLAGS, putRx as putRxAt, putTx as putTxAt } from './bd-encode.ts';
 
 // Imported bindings copied into module constants once: the hot path then reads plain locals
@@ -13,6 +13,7 @@ const LITTLE_ENDIAN_HOST = HOST_LITTLE_ENDIAN;
 const TWO32 = TWO_POW_32;
 const txPut = putTxAt;
 const rxPut = putRxAt;
+const RID = RING_ID_MASK;
 
 // ---------------------------------------------------------------------------------------------
 // Ring views for emission loops.
@@ -76,8 +77,8 @@ export class BdRings {
     if (
       (len | 0) === len &&
       (len - 1) >>> 16 === 0 &&
-      (txRingId & 3) === txRingId &&
-      (rxRingId & 3) === rxRingId &&
+      (txRingId & RID) === txRingId &&
+      (rxRingId & RID) === rxRingId &&
       (flags & LEN_CTRL_TX_FLAGS) === flags &&
       shi <= 0x1fffff &&
       shi * TWO32 + slo === src &&

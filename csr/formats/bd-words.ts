@@ -27,6 +27,14 @@ export const LEN_CTRL = {
   DMB: 0x40000000,
 } as const;
 
+/**
+ * Ring ids are the 2-bit len_ctrl.ring_id[25:24] of a descriptor (and of the head and tail
+ * pointers): 0..3, so the id increments mod 4. Re-exported by ring.ts, the home of the ring rules;
+ * defined here, beside the len_ctrl layout it derives from, so the descriptor codec needs no import
+ * of ring.ts (which imports this module).
+ */
+export const RING_ID_MASK = LEN_CTRL.RING_ID_MASK >>> LEN_CTRL.RING_ID_SHIFT;
+
 /** len_ctrl bits no TX descriptor nxdma writes sets: 23:16, 29, 31. */
 export const LEN_CTRL_TX_RESERVED = 0xa0ff0000;
 /** len_ctrl bits no RX descriptor nxdma writes sets: 23:16, 29, 30 (dmb is TX only), 31. */
@@ -150,7 +158,7 @@ export function bdLen(lenCtrl: number): number {
 
 /** Ring id of a len_ctrl (or completion word 0). */
 export function bdRingId(lenCtrl: number): number {
-  return (lenCtrl >>> LEN_CTRL.RING_ID_SHIFT) & 3;
+  return (lenCtrl >>> LEN_CTRL.RING_ID_SHIFT) & RING_ID_MASK;
 }
 
 /** Number of descriptors a transfer of `bytes` takes (chunks of at most 64 KiB; 0 for 0 bytes). */
@@ -170,7 +178,7 @@ export function encodeLenCtrl(f: LenCtrlFields & { dmb?: boolean }, tx = true): 
   if (!Number.isInteger(len) || len < 1 || len > BD_MAX_LEN) {
     throw badField('len_ctrl.len', 'an integer 1..65536', len);
   }
-  if (ring !== (ring & 3)) throw badField('len_ctrl.ring_id', 'an integer 0..3', ring);
+  if (ring !== (ring & RING_ID_MASK)) throw badField('len_ctrl.ring_id', 'an integer 0..3', ring);
   if (f.dmb && !tx)
     throw badField('len_ctrl.dmb', 'false on an RX descriptor (dmb is TX only)', true);
   return ((len & LEN_CTRL.LEN_MASK) | (ring << LEN_CTRL.RING_ID_SHIFT) | lenCtrlFlags(f)) >>> 0;

@@ -11,7 +11,7 @@
  */
 import { udma_m2s } from '../generated/udma_m2s.ts';
 import { fieldMax } from '../schema/model.ts';
-import { BD_SIZE, LEN_CTRL } from './bd.ts';
+import { BD_SIZE, RING_ID_MASK } from './bd-words.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Geometry.
@@ -50,9 +50,10 @@ export const INITIAL_RING_ID = 1;
 
 /**
  * Ring ids are the 2-bit len_ctrl.ring_id[25:24] of a descriptor (and of the head and tail
- * pointers): 0..3, so the id increments mod 4.
+ * pointers): 0..3, so the id increments mod 4. Defined beside the len_ctrl layout (bd-words.ts),
+ * so the descriptor codec checks ring ids without importing this module.
  */
-export const RING_ID_MASK = LEN_CTRL.RING_ID_MASK >>> LEN_CTRL.RING_ID_SHIFT;
+export { RING_ID_MASK };
 
 /** Number of distinct ring ids (4): the in-flight count is taken modulo RING_IDS laps. */
 export const RING_IDS = RING_ID_MASK + 1;

@@ -10,15 +10,13 @@
  * Also here: the ring arithmetic every part uses (pending descriptors, ring base, head advance).
  */
 import { LEN_CTRL } from '../../csr/formats/bd.ts';
+import { inFlight, nextRingId } from '../../csr/formats/ring.ts';
 import type { MemoryRegion, MockMemory } from '../memory.ts';
 import type { ServiceTrace } from '../service-trace.ts';
 import type { HalfRefs, M2SRefs, RingRefs } from './refs.ts';
 import type { UdmaFault, UdmaHalf } from './types.ts';
 
 export const TWO_POW_32 = 4294967296;
-
-/** The ring id a queue starts with after reset (UDMA-FACTS.md "Rings"). */
-export const INITIAL_RING_ID = 1;
 
 /** Ring pointers, flags and counters of one half's queues. */
 export class HalfState {
@@ -157,9 +155,7 @@ export class UdmaCore {
 /** Descriptors handed over by doorbells and not yet consumed on queue q of a ring of `len`. */
 export function pendingOf(st: HalfState, q: number, len: number): number {
   if (len === 0) return 0;
-  let p = ((st.tailRid[q] - st.headRid[q]) & 3) * len + st.tailOff[q] - st.headOff[q];
-  if (p < 0) p += 4 * len;
-  return p;
+  return inFlight(len, st.tailOff[q], st.tailRid[q], st.headOff[q], st.headRid[q]);
 }
 
 /** The device address of a ring (its base registers). */
@@ -176,7 +172,7 @@ export function advanceSlot(off: Int32Array, rid: Int32Array, q: number, len: nu
   let next = o + 1;
   if (next >= len) {
     next = 0;
-    rid[q] = (rid[q] + 1) & 3;
+    rid[q] = nextRingId(rid[q]);
   }
   off[q] = next;
   return o;

@@ -19,13 +19,19 @@
  *
  * Ready-queue masks (`prefMask`: queues the arbiter may consider) keep a grant O(candidates).
  */
-import { LEN_CTRL } from '../../csr/formats/bd.ts';
+import { LEN_CTRL, bdRingId } from '../../csr/formats/bd.ts';
+import { RING_ID_MASK, inFlight, nextRingId } from '../../csr/formats/ring.ts';
 import { nextBit } from './arbiter.ts';
 import { TWO_POW_32, type HalfState, type UdmaCore } from './core.ts';
 import type { HalfConfig } from './config.ts';
 import { fault, stall } from './faults.ts';
 import { descRegion } from './memory-access.ts';
 import type { UdmaHalf } from './types.ts';
+
+// The ring-id field of len_ctrl as plain module constants for the fetch loop (one check per
+// descriptor, no call).
+const RID_SHIFT = LEN_CTRL.RING_ID_SHIFT;
+const RID = RING_ID_MASK;
 
 /** What a fetch attempt found at the queue's next ring slot. */
 export const FETCH_OK = 0;
@@ -137,9 +143,7 @@ export class DescFifo {
 /** Descriptors handed over to queue q and not yet fetched. */
 export function unfetched(st: HalfState, f: DescFifo, q: number, len: number): number {
   if (len === 0) return 0;
-  let p = ((st.tailRid[q] - f.fetchRid[q]) & 3) * len + st.tailOff[q] - f.fetchOff[q];
-  if (p < 0) p += 4 * len;
-  return p;
+  return inFlight(len, st.tailOff[q], st.tailRid[q], f.fetchOff[q], f.fetchRid[q]);
 }
 
 /**
@@ -223,7 +227,7 @@ export function fetchBurst(
       const dv = reg.dv;
       const p = a - reg.base;
       const w0 = dv.getUint32(p, true);
-      if (((w0 >>> LEN_CTRL.RING_ID_SHIFT) & 3) !== rid) {
+      if (((w0 >>> RID_SHIFT) & RID) !== rid) {
         f.blocked[q] = FETCH_STALE;
         break;
       }
@@ -236,7 +240,7 @@ export function fetchBurst(
     off += got;
     if (off >= len) {
       off = 0;
-      rid = (rid + 1) & 3;
+      rid = nextRingId(rid);
     }
     if (got < run) break;
   }
@@ -257,6 +261,6 @@ export function raiseBlocked(c: UdmaCore, f: DescFifo, cfg: HalfConfig, q: numbe
     return;
   }
   const reg = descRegion(c, addr)!;
-  const got = (reg.dv.getUint32(addr - reg.base, true) >>> LEN_CTRL.RING_ID_SHIFT) & 3;
+  const got = bdRingId(reg.dv.getUint32(addr - reg.base, true));
   stall(c, f.half, q, 'ring-id', off, addr, f.fetchRid[q], got);
 }

@@ -25,7 +25,8 @@ import type { ServiceTrace } from '../service-trace.ts';
 import type { Arbiter } from './arbiter.ts';
 import { ArbitrationPipeline } from './arbitration.ts';
 import type { CompletionLog } from './completion.ts';
-import { INITIAL_RING_ID, UdmaCore, pendingOf } from './core.ts';
+import { INITIAL_RING_ID, ringIdAfter } from '../../csr/formats/ring.ts';
+import { UdmaCore, pendingOf } from './core.ts';
 import { mirrorStatus, statusOf } from './faults.ts';
 import { m2sRefs, s2mRefs } from './refs.ts';
 import type {
@@ -182,7 +183,7 @@ export class MockUdmaUnit implements UdmaUnitIO {
     if (len > 0) {
       const laps = Math.floor(off / len);
       off -= laps * len;
-      rid = (rid + laps) & 3;
+      rid = ringIdAfter(rid, laps);
     } else {
       off &= r.tailOffset.max;
     }

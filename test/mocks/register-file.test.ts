@@ -4,7 +4,7 @@ import { regFile } from '../../csr/schema/files.ts';
 import type { RegisterInstance } from '../../csr/schema/model.ts';
 import { MockDevice } from '../../mocks/device.ts';
 import { MockRegisterFile, type RegisterAccessEvent } from '../../mocks/register-file.ts';
-import { INITIAL_RING_ID } from '../../mocks/udma/core.ts';
+import { INITIAL_RING_ID } from '../../csr/formats/ring.ts';
 import { QueuePair, bringUp, modify, off, rd, rdf, strobe, wr } from './helpers.ts';
 
 /** What a read of a freshly reset register returns according to the schema alone. */
