@@ -11,7 +11,8 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { EXPORT_FORMATS, type ExportCounts, type ExportFormat } from '../../csr/export/common.ts';
+import type { ExportCounts } from '../../csr/export/common.ts';
+import { EXPORT_FORMATS, type ExportFormat } from '../../csr/export/formats.ts';
 import { REGFILE_NAMES, schemaPath, type RegFileName } from '../../csr/schema/files.ts';
 import { hex } from '../../common/errors.ts';
 import type { CliContext } from '../main.ts';

@@ -21,15 +21,10 @@ import type { CliContext } from '../main.ts';
 import { registerExport } from './regs-export.ts';
 import { LIST_HELP, list, type ListOptions } from './regs/list.ts';
 import { decode } from './regs/words.ts';
-import {
-  dump,
-  engineGiven,
-  read,
-  write,
-  type DumpOptions,
-  type ReadOptions,
-  type WriteOptions,
-} from './regs/access.ts';
+import type { DumpOptions, ReadOptions, WriteOptions } from './regs/access.ts';
+
+/** read, write and dump (and the device code behind them) load only when one of them runs. */
+const access = () => import('./regs/access.ts');
 
 export type { RegsListEntry } from './regs/list.ts';
 export type { RegsFieldValue, RegsValue } from './regs/words.ts';
@@ -84,7 +79,7 @@ export function register(program: Command, ctx: CliContext): void {
       `\nExample:\n  $ nxdma regs read M2S_rd.desc_pref_cfg_2 --mock\n  $ nxdma regs read 0x82001084 --mock --profile trn2\n  $ nxdma regs read M2S_Q[3].dwrr_cfg_2 --device /sys/bus/pci/devices/0000:10:1c.0/resource0 --profile trn2 --engine 4 --json\n${ACCESS_HELP}`,
     )
     .action((path: string, opts: ReadOptions, cmd: Command) =>
-      read(ctx, path, opts, engineGiven(cmd)),
+      access().then((a) => a.read(ctx, path, opts, a.engineGiven(cmd))),
     );
 
   confirmationOption(
@@ -115,7 +110,7 @@ export function register(program: Command, ctx: CliContext): void {
       `\nExample:\n  $ nxdma regs write M2S_Q[3].dwrr_cfg_2 q_qos=5 --mock\n  $ nxdma regs write M2S_dwrr.cfg_sched en_dwrr=dwrr inc_factor=7 --mock --dry-run --json\n\nRead-only fields are refused (REGISTER_READ_ONLY); a register with anything inferred is\nrefused without --allow-inferred (REGISTER_INFERRED). Nothing is written when an argument is bad.\nOn --device a write needs --${HARDWARE_CONFIRMATION}; --dry-run maps the device read-only.\n${ACCESS_HELP}`,
     )
     .action((path: string, assignments: string[], opts: WriteOptions, cmd: Command) =>
-      write(ctx, path, assignments, opts, engineGiven(cmd)),
+      access().then((a) => a.write(ctx, path, assignments, opts, a.engineGiven(cmd))),
     );
 
   deviceOptions(
@@ -132,7 +127,7 @@ export function register(program: Command, ctx: CliContext): void {
       'after',
       `\nExample:\n  $ nxdma regs dump --mock --block M2S_dwrr\n  $ nxdma regs dump --mock --file udma_s2m --json\n${ACCESS_HELP}`,
     )
-    .action((opts: DumpOptions) => dump(ctx, opts));
+    .action((opts: DumpOptions) => access().then((a) => a.dump(ctx, opts)));
 
   regs
     .command('decode')

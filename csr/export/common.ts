@@ -25,12 +25,7 @@ import {
   type UdmaRegisterFile,
 } from '../profiles.ts';
 
-export const EXPORT_FORMATS = ['svd', 'ipxact', 'c-header'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-export function isExportFormat(v: string): v is ExportFormat {
-  return (EXPORT_FORMATS as readonly string[]).includes(v);
-}
+export { EXPORT_FORMATS, isExportFormat, type ExportFormat } from './formats.ts';
 
 /** The generator's name and version, written into every export. */
 export const GENERATOR = { name: 'nxdma', version: '0.1.0' } as const;
