@@ -63,14 +63,17 @@ function rxFrom(w0: number, w1: number, w2: number, w3: number, where: string): 
 }
 
 /**
- * Decodes a TX descriptor. Lenient: bits outside the named fields are ignored (they stay visible in
- * `len_ctrl` / `meta_ctrl`). Throws OUT_OF_RANGE when the view is too short, DESCRIPTOR_INVALID
- * when buf_ptr is not representable.
+ * Checks that the view holds a whole descriptor at byteOffset (OUT_OF_RANGE naming `where` when
+ * not) and hands its four words to `from`.
  */
-export function decodeTx(src: ByteView, byteOffset = 0): TxBd {
-  const where = `tx@${String(byteOffset)}`;
+function decodeWords<T>(
+  src: ByteView,
+  byteOffset: number,
+  where: string,
+  from: (w0: number, w1: number, w2: number, w3: number, where: string) => T,
+): T {
   if (!spanOk(src, byteOffset)) throw spanError(src, byteOffset, where);
-  return txFrom(
+  return from(
     load(src, byteOffset, 0),
     load(src, byteOffset, 1),
     load(src, byteOffset, 2),
@@ -79,17 +82,18 @@ export function decodeTx(src: ByteView, byteOffset = 0): TxBd {
   );
 }
 
+/**
+ * Decodes a TX descriptor. Lenient: bits outside the named fields are ignored (they stay visible in
+ * `len_ctrl` / `meta_ctrl`). Throws OUT_OF_RANGE when the view is too short, DESCRIPTOR_INVALID
+ * when buf_ptr is not representable.
+ */
+export function decodeTx(src: ByteView, byteOffset = 0): TxBd {
+  return decodeWords(src, byteOffset, `tx@${String(byteOffset)}`, txFrom);
+}
+
 /** Decodes an RX descriptor (lenient, as decodeTx). */
 export function decodeRx(src: ByteView, byteOffset = 0): RxBd {
-  const where = `rx@${String(byteOffset)}`;
-  if (!spanOk(src, byteOffset)) throw spanError(src, byteOffset, where);
-  return rxFrom(
-    load(src, byteOffset, 0),
-    load(src, byteOffset, 1),
-    load(src, byteOffset, 2),
-    load(src, byteOffset, 3),
-    where,
-  );
+  return decodeWords(src, byteOffset, `rx@${String(byteOffset)}`, rxFrom);
 }
 
 /** Decodes a completion descriptor. */
