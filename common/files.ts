@@ -149,6 +149,17 @@ function notRegularFile(file: string, what: string, st: Stats, code: ErrorCode):
     code,
   );
 }
+/** The error for a file that could not be opened or read: the system's message and code. */
+function unreadable(file: string, what: string, e: unknown, code: ErrorCode): NxdmaError {
+  return fileError(
+    file,
+    `cannot read ${what} ${file}: ${(e as Error).message}`,
+    `a readable ${what} file`,
+    (e as NodeJS.ErrnoException).code,
+    code,
+  );
+}
+
 /**
  * Reads a regular file as UTF-8 (see the module comment); records it in `inputs`.
  * @throws NxdmaError BAD_ARGUMENT when it is not a readable regular file.
@@ -164,13 +175,7 @@ export function readInputText(
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    throw fileError(
-      file,
-      `cannot read ${what} ${file}: ${(e as Error).message}`,
-      `a readable ${what} file`,
-      (e as NodeJS.ErrnoException).code,
-      code,
-    );
+    throw unreadable(file, what, e, code);
   }
   try {
     const st = fstatSync(fd);
@@ -179,13 +184,7 @@ export function readInputText(
     try {
       return readFileSync(fd, 'utf8');
     } catch (e) {
-      throw fileError(
-        file,
-        `cannot read ${what} ${file}: ${(e as Error).message}`,
-        `a readable ${what} file`,
-        (e as NodeJS.ErrnoException).code,
-        code,
-      );
+      throw unreadable(file, what, e, code);
     }
   } finally {
     closeSync(fd);

@@ -399,19 +399,31 @@ function regLink(file: RegFileModel, reg: RegisterModel): string {
   return `<a href="${e(htmlPage(file))}#${e(registerAnchor(reg))}">${code(`${file.name}:${registerAnchor(reg)}`)}</a>`;
 }
 
+/** One table row per register: its link, then the cells `rest` writes for it. */
+function registerRows<T extends { file: RegFileModel; reg: RegisterModel }>(
+  list: readonly T[],
+  rest: (item: T) => string,
+): string[] {
+  return list.map((item) => `<tr><td>${regLink(item.file, item.reg)}</td>${rest(item)}</tr>`);
+}
+
 function renderGaps(site: DocsSite): string {
   const g = site.gaps;
   const table = (head: string[], rows: string[], empty: string) =>
     rows.length
       ? `<table class="grid"><thead><tr>${head.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`
       : `<p class="note">${e(empty)}</p>`;
+  /** A titled section (its heading anchored at `id`) holding one table, "None." when empty. */
+  const section = (id: string, title: string, head: string[], rows: string[]) =>
+    `<h2 id="${id}">${title}</h2>` + table(head, rows, 'None.');
   const body =
     `<h1>Known gaps</h1><p class="lead">What the register map does not know for sure: registers a source ` +
     `says exist but does not place, addresses and fields that are our own reading by analogy (tools refuse ` +
     `to write them to real hardware without an explicit opt-in), registers with no known fields and reset ` +
     `values no source states.</p>` +
-    `<h2 id="unplaced">Known to exist, no known offset</h2>` +
-    table(
+    section(
+      'unplaced',
+      'Known to exist, no known offset',
       ['Register file', 'Block', 'Name', 'Source', 'What is known'],
       g.unplaced.map(
         (u) =>
@@ -419,14 +431,15 @@ function renderGaps(site: DocsSite): string {
           `<td>${u.gap.block === null ? '' : code(u.gap.block)}</td><td>${code(u.gap.name)}</td>` +
           `<td>${provBadge(u.gap.provenance)}</td><td>${e(u.gap.description)}</td></tr>`,
       ),
-      'None.',
     ) +
-    `<h2 id="inferred-registers">Registers with something inferred</h2>` +
-    table(
+    section(
+      'inferred-registers',
+      'Registers with something inferred',
       ['Register', 'Address', 'What is inferred', 'Notes'],
-      g.inferredRegisters.map(
+      registerRows(
+        g.inferredRegisters,
         ({ file, reg }) =>
-          `<tr><td>${regLink(file, reg)}</td><td>${code(hex(placement(file, reg).first))}` +
+          `<td>${code(hex(placement(file, reg).first))}` +
           `${reg.addressInferred ? ' <span class="badge prov-inferred">address inferred</span>' : ''}</td>` +
           `<td>${reg.inferredReasons.map((x) => e(x)).join(', ')}</td>` +
           `<td>${[
@@ -437,12 +450,12 @@ function renderGaps(site: DocsSite): string {
           ]
             .filter((x): x is string => Boolean(x))
             .map((x) => e(x))
-            .join('<br>')}</td></tr>`,
+            .join('<br>')}</td>`,
       ),
-      'None.',
     ) +
-    `<h2 id="inferred-fields">Inferred fields</h2>` +
-    table(
+    section(
+      'inferred-fields',
+      'Inferred fields',
       ['Field', 'Bits', 'Description', 'What the sources state'],
       g.inferredFields.map(
         ({ file, reg, field }) =>
@@ -450,26 +463,27 @@ function renderGaps(site: DocsSite): string {
           `<td class="mono">${e(bitsText(field.msb, field.lsb))}</td><td>${e(field.description)}</td>` +
           `<td>${e(field.provenanceNote ?? '')}</td></tr>`,
       ),
-      'None.',
     ) +
-    `<h2 id="whole-word">Registers without known fields</h2>` +
-    table(
+    section(
+      'whole-word',
+      'Registers without known fields',
       ['Register', 'Access', 'Source', 'Description'],
-      g.wholeWord.map(
-        ({ file, reg }) =>
-          `<tr><td>${regLink(file, reg)}</td><td>${accessBadge(reg.access)}</td>` +
-          `<td>${provBadge(reg.provenance)}</td><td>${e(reg.description)}</td></tr>`,
+      registerRows(
+        g.wholeWord,
+        ({ reg }) =>
+          `<td>${accessBadge(reg.access)}</td>` +
+          `<td>${provBadge(reg.provenance)}</td><td>${e(reg.description)}</td>`,
       ),
-      'None.',
     ) +
-    `<h2 id="reset-unknown">Reset values no source states</h2>` +
-    table(
+    section(
+      'reset-unknown',
+      'Reset values no source states',
       ['Register', 'Fields with an unknown reset (shown as 0)'],
-      g.resetUnknown.map(
-        ({ file, reg, fields }) =>
-          `<tr><td>${regLink(file, reg)}</td><td>${fields.length ? fields.map((f) => code(f.name)).join(', ') : 'the whole word'}</td></tr>`,
+      registerRows(
+        g.resetUnknown,
+        ({ fields }) =>
+          `<td>${fields.length ? fields.map((f) => code(f.name)).join(', ') : 'the whole word'}</td>`,
       ),
-      'None.',
     );
   return pageShell({
     site,

@@ -63,14 +63,17 @@ function rxFrom(w0: number, w1: number, w2: number, w3: number, where: string): 
 }
 
 /**
- * Decodes a TX descriptor. Lenient: bits outside the named fields are ignored (they stay visible in
- * `len_ctrl` / `meta_ctrl`). Throws OUT_OF_RANGE when the view is too short, DESCRIPTOR_INVALID
- * when buf_ptr is not representable.
+ * Checks that the view holds a whole descriptor at byteOffset (OUT_OF_RANGE naming `where` when
+ * not) and hands its four words to `from`.
  */
-export function decodeTx(src: ByteView, byteOffset = 0): TxBd {
-  const where = `tx@${String(byteOffset)}`;
+function decodeWords<T>(
+  src: ByteView,
+  byteOffset: number,
+  where: string,
+  from: (w0: number, w1: number, w2: number, w3: number, where: string) => T,
+): T {
   if (!spanOk(src, byteOffset)) throw spanError(src, byteOffset, where);
-  return txFrom(
+  return from(
     load(src, byteOffset, 0),
     load(src, byteOffset, 1),
     load(src, byteOffset, 2),
@@ -79,17 +82,18 @@ export function decodeTx(src: ByteView, byteOffset = 0): TxBd {
   );
 }
 
+/**
+ * Decodes a TX descriptor. Lenient: bits outside the named fields are ignored (they stay visible in
+ * `len_ctrl` / `meta_ctrl`). Throws OUT_OF_RANGE when the view is too short, DESCRIPTOR_INVALID
+ * when buf_ptr is not representable.
+ */
+export function decodeTx(src: ByteView, byteOffset = 0): TxBd {
+  return decodeWords(src, byteOffset, `tx@${String(byteOffset)}`, txFrom);
+}
+
 /** Decodes an RX descriptor (lenient, as decodeTx). */
 export function decodeRx(src: ByteView, byteOffset = 0): RxBd {
-  const where = `rx@${String(byteOffset)}`;
-  if (!spanOk(src, byteOffset)) throw spanError(src, byteOffset, where);
-  return rxFrom(
-    load(src, byteOffset, 0),
-    load(src, byteOffset, 1),
-    load(src, byteOffset, 2),
-    load(src, byteOffset, 3),
-    where,
-  );
+  return decodeWords(src, byteOffset, `rx@${String(byteOffset)}`, rxFrom);
 }
 
 /** Decodes a completion descriptor. */
@@ -105,6 +109,20 @@ export function decodeCompletion(src: ByteView, byteOffset = 0): CompletionBd {
   };
 }
 
+/** DESCRIPTOR_INVALID at `at` when word `w` has a bit of the reserved `mask` set. */
+function reservedSet(at: string, mask: number, w: number): NxdmaError | undefined {
+  return (w & mask) !== 0
+    ? invalidField(at, `reserved bits ${hex(mask, 8)} clear`, hex(w, 8))
+    : undefined;
+}
+
+/** DESCRIPTOR_INVALID at `at` when the high word `hi` puts the address at or above 2^53. */
+function addressTooHigh(at: string, hi: number): NxdmaError | undefined {
+  return hi > 0x1fffff
+    ? invalidField(at, 'an address below 2^53', `high word ${hex(hi, 8)}`)
+    : undefined;
+}
+
 /**
  * Validating TX decoder for untrusted bytes: never throws; returns the descriptor when it is one
  * nxdma would write (no reserved len_ctrl bit, no meta_ctrl bit outside the named ones, buf_ptr
@@ -116,29 +134,11 @@ export function validateTx(src: ByteView, byteOffset = 0): DecodeResult<TxBd> {
   const w0 = load(src, byteOffset, 0);
   const w1 = load(src, byteOffset, 1);
   const w3 = load(src, byteOffset, 3);
-  if ((w0 & LEN_CTRL_TX_RESERVED) !== 0) {
-    return fail(
-      invalidField(
-        `${where}.len_ctrl`,
-        `reserved bits ${hex(LEN_CTRL_TX_RESERVED, 8)} clear`,
-        hex(w0, 8),
-      ),
-    );
-  }
-  if ((w1 & META_CTRL_RESERVED) !== 0) {
-    return fail(
-      invalidField(
-        `${where}.meta_ctrl`,
-        `reserved bits ${hex(META_CTRL_RESERVED, 8)} clear`,
-        hex(w1, 8),
-      ),
-    );
-  }
-  if (w3 > 0x1fffff) {
-    return fail(
-      invalidField(`${where}.buf_ptr`, 'an address below 2^53', `high word ${hex(w3, 8)}`),
-    );
-  }
+  const bad =
+    reservedSet(`${where}.len_ctrl`, LEN_CTRL_TX_RESERVED, w0) ??
+    reservedSet(`${where}.meta_ctrl`, META_CTRL_RESERVED, w1) ??
+    addressTooHigh(`${where}.buf_ptr`, w3);
+  if (bad !== undefined) return fail(bad);
   return ok(txFrom(w0, w1, load(src, byteOffset, 2), w3, where));
 }
 
@@ -151,19 +151,9 @@ export function validateRx(src: ByteView, byteOffset = 0): DecodeResult<RxBd> {
   if (!spanOk(src, byteOffset)) return fail(spanError(src, byteOffset, where));
   const w0 = load(src, byteOffset, 0);
   const w3 = load(src, byteOffset, 3);
-  if ((w0 & LEN_CTRL_RX_RESERVED) !== 0) {
-    return fail(
-      invalidField(
-        `${where}.len_ctrl`,
-        `reserved bits ${hex(LEN_CTRL_RX_RESERVED, 8)} clear`,
-        hex(w0, 8),
-      ),
-    );
-  }
-  if (w3 > 0x1fffff) {
-    return fail(
-      invalidField(`${where}.buf1_ptr`, 'an address below 2^53', `high word ${hex(w3, 8)}`),
-    );
-  }
+  const bad =
+    reservedSet(`${where}.len_ctrl`, LEN_CTRL_RX_RESERVED, w0) ??
+    addressTooHigh(`${where}.buf1_ptr`, w3);
+  if (bad !== undefined) return fail(bad);
   return ok(rxFrom(w0, load(src, byteOffset, 1), load(src, byteOffset, 2), w3, where));
 }
