@@ -7,8 +7,8 @@
  *   writeFileSync('trace.json', JSON.stringify(doc));
  *
  * The format counts time in microseconds; an engine cycle is written as one microsecond, so the
- * time axis reads in cycles. Each event's args carry the packet's bytes, descriptors, q_qos and
- * grant order. The output is deterministic (the same trace gives the same document).
+ * time axis reads in cycles. Each event's args carry the packet's bytes, descriptors, q_qos,
+ * grant order and the arbitration stage that decided the grant. The output is deterministic (the same trace gives the same document).
  */
 import type { ServiceTraceEntry, ServiceTraceReader } from '../csr/io.ts';
 
@@ -98,7 +98,13 @@ export function chromeTrace(
       tid: e.queue,
       ts: e.startCycle,
       dur: Math.max(0, e.endCycle - e.startCycle),
-      args: { order: e.order, bytes: e.bytes, descriptors: e.descriptors, qQos: e.qQos },
+      args: {
+        order: e.order,
+        bytes: e.bytes,
+        descriptors: e.descriptors,
+        qQos: e.qQos,
+        stage: e.stage,
+      },
     });
   }
   const dropped = Array.isArray(trace) ? 0 : (trace as ServiceTraceReader).dropped;

@@ -4,8 +4,10 @@
  *
  *   x = engine cycles; one lane per (engine, queue) that was served; each served packet a bar as
  *   wide as the cycles it occupied, coloured by the queue's q_qos level at grant time
- *   (M2S_Q[q].dwrr_cfg_2.q_qos, with a legend); at each lane's end its bytes, its share of its
- *   engine's bytes and the cycle its last packet ended.
+ *   (M2S_Q[q].dwrr_cfg_2.q_qos, with a legend), with a thin strip under it in the colour of the
+ *   arbitration stage that decided the grant (prefetch, scheduler, completion, rate-limiter;
+ *   flow/timeline-stage.ts), so a reader sees why a queue waited; at each lane's end its bytes,
+ *   its share of its engine's bytes and the cycle its last packet ended.
  *
  * Pure and deterministic: the same trace and options give the same bytes (no clock, no
  * randomness, fixed number formatting). Every text that reaches the SVG is XML-escaped. Packets
@@ -15,7 +17,7 @@
  * a tooltip.
  */
 import { NxdmaError } from '../common/errors.ts';
-import type { ServiceTraceEntry, ServiceTraceReader } from '../csr/io.ts';
+import type { ServiceTraceReader } from '../csr/io.ts';
 import {
   clip,
   defaultQosClasses,
@@ -27,15 +29,21 @@ import {
   round2,
   x,
 } from './timeline-format.ts';
+import { readTimelineEntries, type TimelineEntry } from './timeline-input.ts';
+import {
+  countStage,
+  emptyTally,
+  stageLegend,
+  stageStrip,
+  stagesPresent,
+  tallyStage,
+  tallyText,
+  type StageTally,
+} from './timeline-stage.ts';
 
 export { defaultQosClasses, formatBytes, formatCycles, qosColor } from './timeline-format.ts';
 
-/** What the timeline needs of a service-trace entry (ServiceTraceEntry has all of it). */
-export type TimelineEntry = Pick<
-  ServiceTraceEntry,
-  'engine' | 'queue' | 'bytes' | 'startCycle' | 'endCycle' | 'qQos'
-> &
-  Partial<Pick<ServiceTraceEntry, 'descriptors'>>;
+export type { TimelineEntry } from './timeline-input.ts';
 
 export interface TimelineOptions {
   /** Heading (default "Queue service timeline"). */
@@ -88,58 +96,6 @@ export interface TimelineResult {
 export const TIMELINE_DEFAULT_WIDTH = 1200;
 
 // ---------------------------------------------------------------------------------------------
-// input
-
-function isServiceTrace(t: unknown): t is ServiceTraceReader {
-  return (
-    typeof t === 'object' &&
-    t !== null &&
-    typeof (t as ServiceTraceReader).at === 'function' &&
-    typeof (t as ServiceTraceReader).length === 'number'
-  );
-}
-
-const FIELDS = ['engine', 'queue', 'bytes', 'startCycle', 'endCycle', 'qQos'] as const;
-
-/** Checks every entry before anything is drawn; throws BAD_ARGUMENT naming the entry and field. */
-function validate(entries: readonly TimelineEntry[]): void {
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i];
-    const where = `trace[${i}]`;
-    if (typeof e !== 'object' || e === null) {
-      throw new NxdmaError('BAD_ARGUMENT', `${where} is not a service-trace entry`, {
-        where,
-        expected: `{ ${FIELDS.join(', ')} }`,
-        actual: e,
-      });
-    }
-    for (const f of FIELDS) {
-      const v = e[f];
-      const integer = f === 'engine' || f === 'queue' || f === 'qQos';
-      if (
-        typeof v !== 'number' ||
-        !Number.isFinite(v) ||
-        v < 0 ||
-        (integer && !Number.isInteger(v))
-      ) {
-        throw new NxdmaError(
-          'BAD_ARGUMENT',
-          `${where}.${f} must be a ${integer ? 'non-negative integer' : 'finite number >= 0'}, got ${String(v)}`,
-          { where: `${where}.${f}`, expected: integer ? 'integer >= 0' : 'number >= 0', actual: v },
-        );
-      }
-    }
-    if (e.endCycle < e.startCycle) {
-      throw new NxdmaError(
-        'BAD_ARGUMENT',
-        `${where}: endCycle ${e.endCycle} is before startCycle ${e.startCycle}`,
-        { where: `${where}.endCycle`, expected: `>= ${e.startCycle}`, actual: e.endCycle },
-      );
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // layout
 
 const MARGIN = 16;
@@ -169,6 +125,8 @@ interface Bar {
   packets: number;
   descriptors: number;
   qQos: number;
+  /** Packets per deciding stage (entries without a stage count nowhere). */
+  stages: StageTally;
 }
 
 /**
@@ -180,28 +138,7 @@ export function renderTimeline(
   trace: ServiceTraceReader | readonly TimelineEntry[],
   opts: TimelineOptions = {},
 ): TimelineResult {
-  let entries: readonly TimelineEntry[];
-  let dropped = opts.dropped ?? 0;
-  if (isServiceTrace(trace)) {
-    const list: ServiceTraceEntry[] = new Array(trace.length);
-    for (let i = 0; i < trace.length; i++) list[i] = trace.at(i);
-    entries = list;
-    if (opts.dropped === undefined) dropped = trace.dropped;
-  } else {
-    if (!Array.isArray(trace)) {
-      throw new NxdmaError(
-        'BAD_ARGUMENT',
-        'the trace must be a ServiceTrace or an array of entries',
-        {
-          where: 'trace',
-          expected: 'ServiceTrace | ServiceTraceEntry[]',
-          actual: typeof trace,
-        },
-      );
-    }
-    entries = trace;
-  }
-  validate(entries);
+  const { entries, dropped } = readTimelineEntries(trace, opts.dropped);
   const width = opts.width ?? TIMELINE_DEFAULT_WIDTH;
   if (!Number.isInteger(width) || width < 600 || width > 20000) {
     throw new NxdmaError('BAD_ARGUMENT', `timeline width must be 600..20000 pixels, got ${width}`, {
@@ -285,6 +222,7 @@ export function renderTimeline(
         cur.bytes += e.bytes;
         cur.packets++;
         cur.descriptors += d;
+        if (e.stage !== undefined) countStage(cur.stages, e.stage);
         continue;
       }
       cur = {
@@ -296,7 +234,9 @@ export function renderTimeline(
         packets: 1,
         descriptors: d,
         qQos: e.qQos,
+        stages: emptyTally(),
       };
+      if (e.stage !== undefined) countStage(cur.stages, e.stage);
       bars.push(cur);
     }
     const engine = Math.floor(key / 65536);
@@ -318,6 +258,13 @@ export function renderTimeline(
     });
     laneBars.push(bars);
   }
+  const stageTotal = emptyTally();
+  let stageMixed = false;
+  for (const bars of laneBars)
+    for (const b of bars) {
+      for (let k = 0; k < stageTotal.length; k++) stageTotal[k] += b.stages[k];
+      if (tallyStage(b.stages) === 'mixed') stageMixed = true;
+    }
 
   // --- legend entries: every level drawn, highest (served first) first
   const levels = [...new Set(entries.map((e) => e.qQos))].sort((a, b) => b - a);
@@ -334,7 +281,8 @@ export function renderTimeline(
   const plotH = laneCount * LANE_H;
   const axisY = plotY + plotH;
   const legendY = axisY + AXIS_H;
-  const height = legendY + legendRows * LEGEND_ROW_H + MARGIN;
+  const stageRow = stagesPresent(stageTotal, stageMixed);
+  const height = legendY + (legendRows + (stageRow.length > 0 ? 1 : 0)) * LEGEND_ROW_H + MARGIN;
 
   // --- text
   const engines = [...engineBytes.keys()].sort((a, b) => a - b);
@@ -439,14 +387,19 @@ export function renderTimeline(
       barCount++;
       // edges rounded once, so neighbouring bars meet exactly
       const w = Math.max(MIN_BAR_W, round2(b.x1) - round2(b.x0));
+      const stage = tallyStage(b.stages);
       const tip =
         `${label}${l.name ? ` ${l.name}` : ''}: ${b.packets} packet${b.packets === 1 ? '' : 's'}, ` +
-        `${b.bytes} bytes, cycles ${b.start}–${b.end}, q_qos ${b.qQos}`;
+        `${b.bytes} bytes, cycles ${b.start}–${b.end}, q_qos ${b.qQos}` +
+        (stage === undefined ? '' : `, ${tallyText(b.stages)}`);
       o.push(
         `<rect class="${w >= WIDE_BAR_W ? 'bar w' : 'bar'}" x="${n(b.x0)}" y="${n(y)}" width="${n(w)}" height="${BAR_H}" ` +
           `fill="${qosColor(b.qQos)}" data-qqos="${b.qQos}" data-bytes="${b.bytes}" ` +
-          `data-packets="${b.packets}" data-start="${b.start}" data-end="${b.end}">` +
-          `<title>${x(tip)}</title></rect>`,
+          `data-packets="${b.packets}" data-start="${b.start}" data-end="${b.end}"` +
+          (stage === undefined ? '' : ` data-stage="${stage}"`) +
+          '>' +
+          `<title>${x(tip)}</title></rect>` +
+          (stage === undefined ? '' : stageStrip(stage, n(b.x0), n(y + BAR_H + 1), n(w))),
       );
     }
     o.push('</g>');
@@ -478,6 +431,8 @@ export function renderTimeline(
     );
   });
   o.push('</g>');
+  if (stageRow.length > 0)
+    o.push(stageLegend(stageRow, MARGIN, legendX0, legendY + legendRows * LEGEND_ROW_H));
   o.push('</svg>');
 
   return {

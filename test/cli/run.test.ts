@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FlowReport, FlowTotals } from '../../flow/index.ts';
+import { SERVICE_STAGES } from '../../csr/io.ts';
 import { nxdma as run } from './helpers.ts';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples/programs');
@@ -96,6 +97,24 @@ describe('nxdma run', () => {
     const dyn = await run('run', join(EXAMPLES, 'dynamic-offset.json'), '--mock', '--trace');
     expect(dyn.text).toMatch(/S: push GENERATE to DMA\[0\]: RD : addr=0x/);
     expect(dyn.text).toMatch(/-> INDIRECT1D/);
+  });
+
+  it('--trace names the stage that decided each packet served, in the text and the JSON', async () => {
+    const t = await run('run', join(EXAMPLES, 'qos-mix.json'), '--mock', '--trace');
+    expect(t.code).toBe(0);
+    expect(t.text).toMatch(/packets served \(.*deciding stage\)/);
+    const lines = t.text.split('\n').filter((l) => /^ {4}#\d+ udma\d+ q\d+ /.test(l));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) {
+      expect(l).toMatch(/ q_qos \d+ decided by (prefetch|scheduler|completion|rate-limiter)$/);
+    }
+    const j = await run('run', join(EXAMPLES, 'qos-mix.json'), '--mock', '--trace', '--json');
+    expect(j.code).toBe(0);
+    const service = (j.json as FlowReport).trace!.service;
+    expect(service.length).toBeGreaterThan(0);
+    for (const e of service) expect(SERVICE_STAGES).toContain(e.stage);
+    // the text shows the same stage as the JSON, packet by packet
+    lines.forEach((l, i) => expect(l.endsWith(`decided by ${service[i].stage}`)).toBe(true));
   });
 
   it('exit 1 when a destination byte differs from the reference', async () => {

@@ -80,7 +80,13 @@ describe('qos show --trace-json', () => {
         t.queue,
         t.startCycle,
         t.endCycle - t.startCycle,
-        { order: t.order, bytes: t.bytes, descriptors: t.descriptors, qQos: t.qQos },
+        {
+          order: t.order,
+          bytes: t.bytes,
+          descriptors: t.descriptors,
+          qQos: t.qQos,
+          stage: t.stage,
+        },
       ]),
     );
     // the tracks are the planned queues, named by their class

@@ -72,10 +72,12 @@ export function formatReport(out: Out, r: FlowReport): string[] {
         lines.push(`      -> ${s.descriptors.join(', ')}`);
       }
     }
-    lines.push('  trace: packets served (engine queue bytes descriptors cycles q_qos)');
+    lines.push(
+      '  trace: packets served (engine queue bytes descriptors cycles q_qos deciding stage)',
+    );
     for (const e of r.trace.service.slice(0, 200)) {
       lines.push(
-        `    #${e.order} udma${e.engine} q${e.queue} ${e.bytes} B ${e.descriptors} desc ${e.startCycle}..${e.endCycle} q_qos ${e.qQos}`,
+        `    #${e.order} udma${e.engine} q${e.queue} ${e.bytes} B ${e.descriptors} desc ${e.startCycle}..${e.endCycle} q_qos ${e.qQos} decided by ${e.stage}`,
       );
     }
     if (r.trace.service.length > 200) lines.push(`    ... ${r.trace.service.length - 200} more`);
