@@ -19,7 +19,7 @@ import { REGFILE_NAMES } from '../../csr/schema/files.ts';
 import { HARDWARE_CONFIRMATION, confirmationOption, deviceChoiceOptions } from '../options.ts';
 import type { CliContext } from '../main.ts';
 import { registerExport } from './regs-export.ts';
-import { LIST_HELP, list, type ListOptions } from './regs/list.ts';
+import type { ListOptions } from './regs/list.ts';
 import { decode } from './regs/words.ts';
 import type { DumpOptions, ReadOptions, WriteOptions } from './regs/access.ts';
 
@@ -38,6 +38,19 @@ function deviceOptions(cmd: Command): Command {
     .option('--core <n>', 'DGE core for dge_host (mock)', '0')
     .option('--json', 'machine-readable output');
 }
+
+const LIST_HELP = `
+Example:
+  $ nxdma regs list --file udma_m2s --match dwrr_cfg
+  $ nxdma regs list --inferred
+  $ nxdma regs list --file dge_host --json
+
+With --json the output lists every register word (bundles expanded):
+  { format, registers: [{ file, path, offset, access, reset, resetKnown, provenance, inferred,
+     incrementTarget?, fields: [{ name, lsb, width, access, reset, resetKnown, provenance }] }] }
+  path is block.register ("M2S_rd.desc_pref_cfg_2"), a repeated block carries its index
+  ("M2S_Q[3].dwrr_cfg_2"), a register array its entry ("priority_class_map[2]"); offset is the
+  absolute byte offset in the file's window.`;
 
 const ACCESS_HELP = `
 A path is block.register, block[i].register or register[i] ("M2S_Q[3].dwrr_cfg_2",
@@ -62,7 +75,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--inferred', 'only registers with something inferred')
     .option('--json', 'machine-readable output')
     .addHelpText('after', LIST_HELP)
-    .action((opts: ListOptions) => list(ctx, opts));
+    .action((opts: ListOptions) => import('./regs/list.ts').then((m) => m.list(ctx, opts)));
 
   deviceOptions(
     regs

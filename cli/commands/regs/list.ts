@@ -118,16 +118,3 @@ export function list(ctx: CliContext, opts: ListOptions): void {
     }
   }
 }
-
-export const LIST_HELP = `
-Example:
-  $ nxdma regs list --file udma_m2s --match dwrr_cfg
-  $ nxdma regs list --inferred
-  $ nxdma regs list --file dge_host --json
-
-With --json the output lists every register word (bundles expanded):
-  { format, registers: [{ file, path, offset, access, reset, resetKnown, provenance, inferred,
-     incrementTarget?, fields: [{ name, lsb, width, access, reset, resetKnown, provenance }] }] }
-  path is block.register ("M2S_rd.desc_pref_cfg_2"), a repeated block carries its index
-  ("M2S_Q[3].dwrr_cfg_2"), a register array its entry ("priority_class_map[2]"); offset is the
-  absolute byte offset in the file's window.`;
