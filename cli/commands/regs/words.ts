@@ -17,6 +17,7 @@ import {
   type RegisterInstance,
 } from '../../../csr/schema/model.ts';
 import { parseUint } from '../../options.ts';
+import { regFileMaps } from '../../../csr/generated/index.ts';
 import type { CliContext } from '../../main.ts';
 import { barLocation, nearestNames, wordsAtOffset } from '../../address.ts';
 import { badArg } from '../../input.ts';
@@ -119,7 +120,14 @@ export function resolveWord(spec: string, file?: string, profile?: string): Reso
       via: `${loc.profile} BAR0 ${hex(addr)} = udma${loc.engine} ${loc.file} + ${hex(loc.offset)}`,
     };
   }
+  // Only a file whose typed map has the path's first block or register can hold it: the others
+  // are not built (the map is loaded anyway). Nothing found: every file is searched below.
+  const head = path.split('.')[0].replace(/\[.*$/, '');
   const hits = names
+    .filter(
+      (n) =>
+        Object.hasOwn(regFileMaps[n].blocks, head) || Object.hasOwn(regFileMaps[n].registers, head),
+    )
     .map((n) => regFile(n))
     .map((model) => ({ model, inst: findInstance(model, path) }))
     .filter((h): h is { model: RegFileModel; inst: RegisterInstance } => h.inst !== undefined);
