@@ -6,10 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { NxdmaError } from '../common/errors.ts';
 import { parseRegisterSnapshot, type RegisterSnapshot } from '../driver/qos/snapshot.ts';
-import type { InputSet } from '../common/files.ts';
+import { tempNameFor, type InputSet } from '../common/files.ts';
 import { badArg, readJsonDocument } from './input.ts';
 
 function sameFile(a: string, b: string): boolean {
@@ -80,11 +79,7 @@ export function writeSnapshot(
   inputs: readonly string[],
 ): void {
   checkSnapshotTarget(target, inputs);
-  const dir = path.dirname(path.resolve(target));
-  const tmp = path.join(
-    dir,
-    `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  );
+  const tmp = tempNameFor(path.resolve(target));
   const text = JSON.stringify(snap, null, 2) + '\n';
   let fd: number | undefined;
   try {

@@ -33,7 +33,6 @@ import {
   writeSync,
   type Stats,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { NxdmaError, type ErrorCode } from './errors.ts';
 
@@ -253,12 +252,19 @@ export function checkOutputFile(file: string, opts: OutputOptions): void {
   }
 }
 
-/** A temporary file name next to `file` (same folder, so a rename is atomic). */
+let tempCounter = 0;
+
+/**
+ * A temporary file name next to `file` (same folder, so a rename is atomic): the process id, a
+ * counter and a random suffix. Callers create it with O_EXCL, so a name that exists fails instead
+ * of being reused; the name only has to be unlikely to exist (node:crypto is not loaded for it:
+ * it costs every command's start-up).
+ */
 export function tempNameFor(file: string): string {
-  return join(
-    dirname(file),
-    `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  );
+  const suffix = Math.floor(Math.random() * 0x1_0000_0000)
+    .toString(16)
+    .padStart(8, '0');
+  return join(dirname(file), `.${basename(file)}.${process.pid}.${tempCounter++}.${suffix}.tmp`);
 }
 
 /** Writes `content` to a new temporary file next to `file`; returns its path. */
