@@ -123,36 +123,46 @@ export class DescriptorStream implements PieceSink {
     const D = this.dst;
     const L = this.len;
     const F = this.flags;
-    const max = this.maxPerPacket;
-    const lastK = this.total - 1;
-    let k = this.k;
-    let left = this.left;
-    let packets = this.packets;
-    let at = this.length;
+    // the pairs, then their packet bits packet by packet (no per-pair branch)
+    const at0 = this.length;
+    let at = at0;
     let s = src;
     let d = dst;
     for (let i = 0; i < n; i++, at++) {
-      let flags = 0;
-      if (left === 0) {
-        flags = FIRST;
-        left = max;
-      }
-      if (--left === 0 || k === lastK) {
-        flags |= LAST;
-        left = 0;
-        packets++;
-      }
       S[at] = s;
       D[at] = d;
       L[at] = len;
-      F[at] = flags;
-      k++;
+      F[at] = 0;
       s += srcStride;
       d += dstStride;
     }
-    if (n > 0) L[at - 1] = lastLen;
+    const m = at - at0;
+    if (m > 0) L[at - 1] = lastLen;
+    // FIRST where a packet opens, LAST where it closes: after maxPerPacket pieces, or at the
+    // program's last piece (lastJ, counted from the first of these)
+    const max = this.maxPerPacket;
+    const lastJ = this.total - 1 - this.k;
+    let left = this.left;
+    let packets = this.packets;
+    let j = 0;
+    while (j < m) {
+      if (left === 0) {
+        F[at0 + j] = FIRST;
+        left = max;
+      }
+      let close = j + left - 1;
+      if (lastJ >= j && lastJ < close) close = lastJ;
+      if (close >= m) {
+        left -= m - j;
+        break;
+      }
+      F[at0 + close] |= LAST;
+      left = 0;
+      packets++;
+      j = close + 1;
+    }
     this.length = at;
-    this.k = k;
+    this.k += m;
     this.left = left;
     this.packets = packets;
   }
