@@ -20,8 +20,8 @@ const TX_FLAGS = LEN_CTRL_TX_FLAGS;
 const META_COPY = META_CTRL_PLAIN_COPY;
 const RID_SHIFT = LEN_CTRL.RING_ID_SHIFT;
 const nextRid = nextRingId;
-/** Largest high address word: buffer addresses stay below 2^53. */
-const MAX_HI = 0x1fffff;
+/** Bits of a buffer address's high word: addresses stay below 2^53. */
+const HI_BITS = 21;
 
 // ---------------------------------------------------------------------------------------------
 // Ring views for emission loops.
@@ -277,13 +277,13 @@ function storePair(
   const shi = (src / TWO32) >>> 0;
   const dlo = dst >>> 0;
   const dhi = (dst / TWO32) >>> 0;
+  // len - 1 in 0..65535, both high words below 2^21 (one test of their bits), then an integer
+  // length, no flag outside the TX ones, and each address rebuilt exactly from its two words
   if (
+    (((len - 1) >>> 16) | (shi >>> HI_BITS) | (dhi >>> HI_BITS)) === 0 &&
     (len | 0) === len &&
-    (len - 1) >>> 16 === 0 &&
     (flags & TX_FLAGS) === flags &&
-    shi <= MAX_HI &&
     shi * TWO32 + slo === src &&
-    dhi <= MAX_HI &&
     dhi * TWO32 + dlo === dst
   ) {
     const w0 = (len & 0xffff) | flags;
