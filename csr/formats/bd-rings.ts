@@ -79,12 +79,7 @@ export class BdRings {
     dst: number,
   ): void {
     if (
-      (txRingId & RID) === txRingId &&
-      (rxRingId & RID) === rxRingId &&
-      txSlot >>> 0 === txSlot &&
-      txSlot < this.txSlots &&
-      rxSlot >>> 0 === rxSlot &&
-      rxSlot < this.rxSlots &&
+      this.placeOk(txSlot, txRingId, rxSlot, rxRingId) &&
       storePair(
         this.tx,
         txSlot << 2,
@@ -128,14 +123,7 @@ export class BdRings {
     }
     if (count === 0) return 0;
     if (from + count > n) throw rangeError(from, count, n);
-    if (!(
-      (txRingId & RID) === txRingId &&
-      (rxRingId & RID) === rxRingId &&
-      txSlot >>> 0 === txSlot &&
-      txSlot < this.txSlots &&
-      rxSlot >>> 0 === rxSlot &&
-      rxSlot < this.rxSlots
-    )) {
+    if (!this.placeOk(txSlot, txRingId, rxSlot, rxRingId)) {
       throw this.pairError(
         txSlot,
         txRingId,
@@ -147,21 +135,14 @@ export class BdRings {
         dst[from],
       );
     }
-    const tx = this.tx;
-    const rx = this.rx;
-    const ts = this.txSlots;
-    const rs = this.rxSlots;
+    const { tx, rx, txSlots, rxSlots } = this;
     let t = txSlot;
     let tr = txRingId;
     let r = rxSlot;
     let rr = rxRingId;
-    const end = from + count;
-    let i = from;
-    while (i < end) {
+    for (let i = from, end = from + count; i < end;) {
       // the pairs up to the nearer ring end: one ring id each, slots in range
-      let stop = end;
-      if (i + ts - t < stop) stop = i + ts - t;
-      if (i + rs - r < stop) stop = i + rs - r;
+      const stop = Math.min(end, i + txSlots - t, i + rxSlots - r);
       const tid = tr << RID_SHIFT;
       const rid = rr << RID_SHIFT;
       let tw = t << 2;
@@ -174,16 +155,28 @@ export class BdRings {
       }
       t += i - start;
       r += i - start;
-      if (t === ts) {
+      if (t === txSlots) {
         t = 0;
         tr = nextRid(tr);
       }
-      if (r === rs) {
+      if (r === rxSlots) {
         r = 0;
         rr = nextRid(rr);
       }
     }
     return count;
+  }
+
+  /** True when both slots are descriptors of their rings and both ring ids are 0..3. */
+  private placeOk(txSlot: number, txRingId: number, rxSlot: number, rxRingId: number): boolean {
+    return (
+      (txRingId & RID) === txRingId &&
+      (rxRingId & RID) === rxRingId &&
+      txSlot >>> 0 === txSlot &&
+      txSlot < this.txSlots &&
+      rxSlot >>> 0 === rxSlot &&
+      rxSlot < this.rxSlots
+    );
   }
 
   /** putTx into slot `slot` of the TX ring. */
