@@ -40,8 +40,10 @@ export class DescriptorStream implements PieceSink {
   /** Pieces of the current descriptor program so far, and announced. */
   private k = 0;
   private total = 0;
-  /** Pieces left in the current packet. */
-  private left = 0;
+  /** Index of the program's last piece (-1 when `total` is no count: no piece is the last). */
+  private lastK = -1;
+  /** Index of the current packet's last piece (below `k`: no packet open). */
+  private closeAt = -1;
 
   constructor(maxPerPacket: number, capacity = INITIAL_CAPACITY) {
     if (!Number.isInteger(maxPerPacket) || maxPerPacket < 1) {
@@ -69,14 +71,16 @@ export class DescriptorStream implements PieceSink {
     this.packets = 0;
     this.k = 0;
     this.total = 0;
-    this.left = 0;
+    this.lastK = -1;
+    this.closeAt = -1;
   }
 
   /** Starts a descriptor program of `total` pieces (the count decides where the last packet ends). */
   begin(total: number): void {
     this.k = 0;
     this.total = total;
-    this.left = 0;
+    this.lastK = Number.isInteger(total) ? total - 1 : -1;
+    this.closeAt = -1;
     this.reserve(total);
   }
 
@@ -84,13 +88,13 @@ export class DescriptorStream implements PieceSink {
     if (!(len >= 1 && len <= BD_MAX_LEN)) throw badLen(len);
     const k = this.k;
     let flags = 0;
-    if (this.left === 0) {
+    if (k > this.closeAt) {
       flags = FIRST;
-      this.left = this.maxPerPacket;
+      this.closeAt = this.packetEnd(k);
     }
-    if (--this.left === 0 || k === this.total - 1 || closes) {
+    if (k === this.closeAt || closes) {
       flags |= LAST;
-      this.left = 0;
+      this.closeAt = k;
       this.packets++;
     }
     const i = this.length;
@@ -123,37 +127,40 @@ export class DescriptorStream implements PieceSink {
     const D = this.dst;
     const L = this.len;
     const F = this.flags;
-    const max = this.maxPerPacket;
-    const lastK = this.total - 1;
-    let k = this.k;
-    let left = this.left;
-    let packets = this.packets;
-    let at = this.length;
+    // the pairs, then their packet bits packet by packet (no per-pair branch)
+    const at0 = this.length;
+    let at = at0;
     let s = src;
     let d = dst;
     for (let i = 0; i < n; i++, at++) {
-      let flags = 0;
-      if (left === 0) {
-        flags = FIRST;
-        left = max;
-      }
-      if (--left === 0 || k === lastK) {
-        flags |= LAST;
-        left = 0;
-        packets++;
-      }
       S[at] = s;
       D[at] = d;
       L[at] = len;
-      F[at] = flags;
-      k++;
+      F[at] = 0;
       s += srcStride;
       d += dstStride;
     }
-    if (n > 0) L[at - 1] = lastLen;
+    const m = at - at0;
+    if (m > 0) L[at - 1] = lastLen;
+    // FIRST where a packet opens, LAST where it closes (piece k0 + j is pair at0 + j)
+    const k0 = this.k;
+    let closeAt = this.closeAt;
+    let packets = this.packets;
+    let j = 0;
+    while (j < m) {
+      if (k0 + j > closeAt) {
+        F[at0 + j] = FIRST;
+        closeAt = this.packetEnd(k0 + j);
+      }
+      j = closeAt - k0;
+      if (j >= m) break;
+      F[at0 + j] |= LAST;
+      packets++;
+      j++;
+    }
     this.length = at;
-    this.k = k;
-    this.left = left;
+    this.k = k0 + m;
+    this.closeAt = closeAt;
     this.packets = packets;
   }
 
@@ -169,6 +176,16 @@ export class DescriptorStream implements PieceSink {
         { where: 'DescriptorStream', expected: `${this.total} descriptors`, actual: this.k },
       );
     }
+  }
+
+  /**
+   * Index of the last piece of a packet opened at piece `k`: its maxPerPacket-th, or the program's
+   * last piece if that comes first.
+   */
+  private packetEnd(k: number): number {
+    const full = k + this.maxPerPacket - 1;
+    const last = this.lastK;
+    return last >= k && last < full ? last : full;
   }
 
   /** Makes room for `n` more pairs. */

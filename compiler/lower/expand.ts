@@ -223,6 +223,17 @@ function expandAffine(w: AffineWalk, sink: PieceSink | null): number {
     }
     return n;
   }
+  // fast path (a bulk sink): one side one run, the other runs of one size <= 64 KiB along one
+  // outer dim; the pieces are those runs, as the walk below cuts them
+  const bulk = total > 0 && sink?.pieces !== undefined ? (sink as Required<PieceSink>) : null;
+  if (bulk !== null && sDepth === 1 && dDepth === 0 && sRun <= BD_MAX_LEN) {
+    bulk.pieces(w.srcAddr, w.dstAddr, sRun, sN[s0], sS[s0] * es, sRun, sRun);
+    return sN[s0];
+  }
+  if (bulk !== null && sDepth === 0 && dDepth === 1 && dRun <= BD_MAX_LEN) {
+    bulk.pieces(w.srcAddr, w.dstAddr, dRun, dN[d0], dRun, dS[d0] * es, dRun);
+    return dN[d0];
+  }
   const sCnt = new Array<number>(sDepth).fill(0);
   const dCnt = new Array<number>(dDepth).fill(0);
   let sStart = w.srcAddr;

@@ -1,11 +1,13 @@
 /**
  * BdRings: a TX and an RX ring seen as 32-bit words for emission loops (bd.ts); the views are
- * checked once, each put checks only its fields and slot.
+ * checked once, each put checks only its fields and slot. putCopyPairs writes a run of copy pairs
+ * from columns (a descriptor stream's) in one pass, wrapping each ring by the ring rules (ring.ts).
  */
 import { NxdmaError } from '../../common/errors.ts';
 import { type ByteView, HOST_LITTLE_ENDIAN, TWO_POW_32, badField } from './wire.ts';
 import { BD_SIZE, LEN_CTRL, META_CTRL_PLAIN_COPY, RING_ID_MASK } from './bd-words.ts';
 import { LEN_CTRL_TX_FLAGS, putRx as putRxAt, putTx as putTxAt } from './bd-encode.ts';
+import { nextRingId } from './ring.ts';
 
 // Imported bindings copied into module constants once: the hot path then reads plain locals
 // (some loaders turn every access to an imported binding into a getter call).
@@ -14,6 +16,12 @@ const TWO32 = TWO_POW_32;
 const txPut = putTxAt;
 const rxPut = putRxAt;
 const RID = RING_ID_MASK;
+const TX_FLAGS = LEN_CTRL_TX_FLAGS;
+const META_COPY = META_CTRL_PLAIN_COPY;
+const RID_SHIFT = LEN_CTRL.RING_ID_SHIFT;
+const nextRid = nextRingId;
+/** Bits of a buffer address's high word: addresses stay below 2^53. */
+const HI_BITS = 21;
 
 // ---------------------------------------------------------------------------------------------
 // Ring views for emission loops.
@@ -70,41 +78,105 @@ export class BdRings {
     src: number,
     dst: number,
   ): void {
-    const slo = src >>> 0;
-    const shi = (src / TWO32) >>> 0;
-    const dlo = dst >>> 0;
-    const dhi = (dst / TWO32) >>> 0;
     if (
-      (len | 0) === len &&
-      (len - 1) >>> 16 === 0 &&
+      this.placeOk(txSlot, txRingId, rxSlot, rxRingId) &&
+      storePair(
+        this.tx,
+        txSlot << 2,
+        txRingId << RID_SHIFT,
+        this.rx,
+        rxSlot << 2,
+        rxRingId << RID_SHIFT,
+        len,
+        flags,
+        src,
+        dst,
+      )
+    ) {
+      return;
+    }
+    throw this.pairError(txSlot, txRingId, rxSlot, rxRingId, len, flags, src, dst);
+  }
+
+  /**
+   * Writes pairs `from` .. `from + count - 1` of `pairs` in one pass, each as putCopyPair would
+   * write it: pair `from` in TX slot `txSlot` under `txRingId` and RX slot `rxSlot` under
+   * `rxRingId`, each next pair in the next slot of each ring, and at a ring's end slot 0 under the
+   * next ring id (ring.ts nextRingId). The start (slots, ring ids, the range of pairs) is checked
+   * first and throws, writing nothing. Each pair is validated before it is written; the first one
+   * with a bad field stops the run, unwritten. Returns the pairs written: `count`, or the index
+   * (from `from`) of the refused pair, whose error `pairError` gives at the slots it would take.
+   */
+  putCopyPairs(
+    pairs: CopyPairColumns,
+    from: number,
+    count: number,
+    txSlot: number,
+    txRingId: number,
+    rxSlot: number,
+    rxRingId: number,
+  ): number {
+    const { src, dst, len, flags } = pairs;
+    const n = Math.min(src.length, dst.length, len.length, flags.length);
+    if (!(Number.isSafeInteger(from) && Number.isSafeInteger(count) && from >= 0 && count >= 0)) {
+      throw rangeError(from, count, n);
+    }
+    if (count === 0) return 0;
+    if (from + count > n) throw rangeError(from, count, n);
+    if (!this.placeOk(txSlot, txRingId, rxSlot, rxRingId)) {
+      throw this.pairError(
+        txSlot,
+        txRingId,
+        rxSlot,
+        rxRingId,
+        len[from],
+        flags[from],
+        src[from],
+        dst[from],
+      );
+    }
+    const { tx, rx, txSlots, rxSlots } = this;
+    let t = txSlot;
+    let tr = txRingId;
+    let r = rxSlot;
+    let rr = rxRingId;
+    for (let i = from, end = from + count; i < end;) {
+      // the pairs up to the nearer ring end: one ring id each, slots in range
+      const stop = Math.min(end, i + txSlots - t, i + rxSlots - r);
+      const tid = tr << RID_SHIFT;
+      const rid = rr << RID_SHIFT;
+      let tw = t << 2;
+      let rw = r << 2;
+      const start = i;
+      for (; i < stop; i++, tw += 4, rw += 4) {
+        if (!storePair(tx, tw, tid, rx, rw, rid, len[i], flags[i], src[i], dst[i])) {
+          return i - from;
+        }
+      }
+      t += i - start;
+      r += i - start;
+      if (t === txSlots) {
+        t = 0;
+        tr = nextRid(tr);
+      }
+      if (r === rxSlots) {
+        r = 0;
+        rr = nextRid(rr);
+      }
+    }
+    return count;
+  }
+
+  /** True when both slots are descriptors of their rings and both ring ids are 0..3. */
+  private placeOk(txSlot: number, txRingId: number, rxSlot: number, rxRingId: number): boolean {
+    return (
       (txRingId & RID) === txRingId &&
       (rxRingId & RID) === rxRingId &&
-      (flags & LEN_CTRL_TX_FLAGS) === flags &&
-      shi <= 0x1fffff &&
-      shi * TWO32 + slo === src &&
-      dhi <= 0x1fffff &&
-      dhi * TWO32 + dlo === dst &&
       txSlot >>> 0 === txSlot &&
       txSlot < this.txSlots &&
       rxSlot >>> 0 === rxSlot &&
       rxSlot < this.rxSlots
-    ) {
-      const w0 = (len & 0xffff) | flags;
-      const tx = this.tx;
-      const rx = this.rx;
-      let i = txSlot << 2;
-      tx[i] = w0 | (txRingId << 24);
-      tx[i + 1] = META_CTRL_PLAIN_COPY;
-      tx[i + 2] = slo;
-      tx[i + 3] = shi;
-      i = rxSlot << 2;
-      rx[i] = (w0 & RX_KEEP) | (rxRingId << 24);
-      rx[i + 1] = 0;
-      rx[i + 2] = dlo;
-      rx[i + 3] = dhi;
-      return;
-    }
-    throw this.pairError(txSlot, txRingId, rxSlot, rxRingId, len, flags, src, dst);
+    );
   }
 
   /** putTx into slot `slot` of the TX ring. */
@@ -133,7 +205,11 @@ export class BdRings {
     rxPut(this.rx, slot * BD_SIZE, len, ring_id, flags, buf1_ptr, buf2_ptr_lo);
   }
 
-  private pairError(
+  /**
+   * The error putCopyPair throws for these arguments (a slot outside its ring, else the first bad
+   * field, as putTx / putRx name it).
+   */
+  pairError(
     txSlot: number,
     txRingId: number,
     rxSlot: number,
@@ -160,6 +236,74 @@ export class BdRings {
 
 /** len_ctrl bits an RX descriptor of a copy keeps from the TX flags (all but dmb). */
 const RX_KEEP = ~LEN_CTRL.DMB;
+
+/**
+ * Columns of copy pairs (a descriptor stream's): pair i moves `len[i]` bytes from `src[i]` to
+ * `dst[i]`, with the len_ctrl flag bits `flags[i]`.
+ */
+export interface CopyPairColumns {
+  readonly src: ArrayLike<number>;
+  readonly dst: ArrayLike<number>;
+  readonly len: ArrayLike<number>;
+  readonly flags: ArrayLike<number>;
+}
+
+/**
+ * The one body of putCopyPair and putCopyPairs: when the length, flags and both addresses fit
+ * their descriptors, stores the TX words at word `t` of `tx` under the ring id bits `tid` and the
+ * RX words at word `r` of `rx` under `rid`, and returns true; else stores nothing and returns
+ * false. Slots and ring ids are the caller's to check.
+ */
+function storePair(
+  tx: Uint32Array,
+  t: number,
+  tid: number,
+  rx: Uint32Array,
+  r: number,
+  rid: number,
+  len: number,
+  flags: number,
+  src: number,
+  dst: number,
+): boolean {
+  const slo = src >>> 0;
+  const shi = (src / TWO32) >>> 0;
+  const dlo = dst >>> 0;
+  const dhi = (dst / TWO32) >>> 0;
+  // len - 1 in 0..65535, both high words below 2^21 (one test of their bits), then an integer
+  // length, no flag outside the TX ones, and each address rebuilt exactly from its two words
+  if (
+    (((len - 1) >>> 16) | (shi >>> HI_BITS) | (dhi >>> HI_BITS)) === 0 &&
+    (len | 0) === len &&
+    (flags & TX_FLAGS) === flags &&
+    shi * TWO32 + slo === src &&
+    dhi * TWO32 + dlo === dst
+  ) {
+    const w0 = (len & 0xffff) | flags;
+    tx[t] = w0 | tid;
+    tx[t + 1] = META_COPY;
+    tx[t + 2] = slo;
+    tx[t + 3] = shi;
+    rx[r] = (w0 & RX_KEEP) | rid;
+    rx[r + 1] = 0;
+    rx[r + 2] = dlo;
+    rx[r + 3] = dhi;
+    return true;
+  }
+  return false;
+}
+
+function rangeError(from: number, count: number, n: number): NxdmaError {
+  return new NxdmaError(
+    'BAD_ARGUMENT',
+    `putCopyPairs: pairs ${String(from)} + ${String(count)} are outside the columns of ${n}`,
+    {
+      where: 'BdRings.putCopyPairs',
+      expected: `0 <= from, 0 <= count, from + count <= ${n}`,
+      actual: { from, count },
+    },
+  );
+}
 
 function slotError(side: 'tx' | 'rx', slot: number, slots: number): NxdmaError {
   return new NxdmaError(

@@ -15,7 +15,8 @@
  * Three encoder forms, all validating every field before writing and none allocating:
  * encodeTx / encodeRx take a fields object; putTx / putRx take positional arguments; BdRings holds
  * a TX and an RX ring whose views it checks once, for emission loops (putCopyPair writes both
- * descriptors of one copy chunk). decode* read leniently, validate* check untrusted bytes.
+ * descriptors of one copy chunk, putCopyPairs a descriptor stream's run of pairs in one pass).
+ * decode* read leniently, validate* check untrusted bytes.
  */
 export {
   BD_SIZE,

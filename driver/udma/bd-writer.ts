@@ -203,35 +203,24 @@ export class BdWriter {
     const rx = this.rx;
     const rings = this.wordRings();
     if (rings !== null) {
-      // both rings as word views: each pair encoded (both halves validated first) by putCopyPair,
-      // the producer positions in locals, stored back once (also when a pair is refused)
-      let tt = tx.tail;
-      let tr = tx.ringId;
-      let rt = rx.tail;
-      let rr = rx.ringId;
-      const ts = tx.size;
-      const rs = rx.size;
-      let i = from;
-      const end = from + count;
-      try {
-        for (; i < end; i++) {
-          rings.putCopyPair(tt, tr, rt, rr, len[i], flags[i], src[i], dst[i]);
-          if (++tt === ts) {
-            tt = 0;
-            tr = (tr + 1) & RID;
-          }
-          if (++rt === rs) {
-            rt = 0;
-            rr = (rr + 1) & RID;
-          }
-        }
-      } finally {
-        tx.tail = tt;
-        tx.ringId = tr;
-        tx.produced += i - from;
-        rx.tail = rt;
-        rx.ringId = rr;
-        rx.produced += i - from;
+      // both rings as word views: the pairs encoded straight into the ring words in one pass
+      // (BdRings.putCopyPairs validates each pair before writing it); the producers then advance
+      // by what was written, also when a pair is refused (its error thrown at the slots it takes)
+      const n = rings.putCopyPairs(s, from, count, tx.tail, tx.ringId, rx.tail, rx.ringId);
+      tx.advanceBy(n);
+      rx.advanceBy(n);
+      if (n < count) {
+        const i = from + n;
+        throw rings.pairError(
+          tx.tail,
+          tx.ringId,
+          rx.tail,
+          rx.ringId,
+          len[i],
+          flags[i],
+          src[i],
+          dst[i],
+        );
       }
       return;
     }

@@ -16,6 +16,7 @@ import {
   inFlight,
   nextRingId,
   prevRingId,
+  ringIdAfter,
 } from '../../csr/formats/ring.ts';
 import type { MemoryIO } from '../../csr/io.ts';
 import type { QueueRings } from './queue-types.ts';
@@ -269,6 +270,18 @@ export class RingProducer {
       this.tail = 0;
       this.ringId = nextRingId(this.ringId);
     }
+  }
+
+  /**
+   * `n` descriptors written from the tail on (at most the ring's size): advance the tail by `n`,
+   * wrapping with a new ring id at each end of the ring passed.
+   */
+  advanceBy(n: number): void {
+    const to = this.tail + n;
+    const laps = Math.floor(to / this.size);
+    this.produced += n;
+    this.tail = to - laps * this.size;
+    this.ringId = ringIdAfter(this.ringId, laps);
   }
 
   /** Moves the tail back by `n` descriptors (undoing writes not handed over). */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LEN_CTRL } from '../../../csr/formats/bd.ts';
 import { DescriptorStream } from '../../../compiler/lower/bds.ts';
@@ -91,6 +92,93 @@ describe('packets: FIRST / LAST', () => {
       expect(Array.from(a[k].subarray(0, 37))).toEqual(Array.from(b[k].subarray(0, 37)));
     expect(a.packets).toBe(5);
     expect([a.len[36], a.flags[36] & L]).toEqual([100, L]);
+  });
+
+  it('the bulk form writes the same pairs, packets and guard as one piece at a time, on many programs; both follow the packet rule', () => {
+    // a program: its announced count and calls of the bulk form or of single pieces (some closing
+    // their packet, as PacketCut does), possibly fewer or more pieces than announced, or a count
+    // that is no integer
+    const call = fc.oneof(
+      fc.record({
+        n: fc.integer({ min: 0, max: 150 }),
+        len: fc.integer({ min: 1, max: 65536 }),
+        lastLen: fc.integer({ min: 1, max: 65536 }),
+        sStride: fc.integer({ min: -4096, max: 1 << 20 }),
+        dStride: fc.integer({ min: 0, max: 1 << 20 }),
+      }),
+      fc.record({ len: fc.integer({ min: 1, max: 65536 }), closes: fc.boolean() }),
+    );
+    const program = fc.record({
+      extra: fc.constantFrom(0, 0, 0, -2, -1, 1, 2, 0.5, -0.5),
+      calls: fc.array(call),
+    });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 70 }),
+        fc.array(program, { minLength: 1, maxLength: 4 }),
+        (max, programs) => {
+          const a = new DescriptorStream(max, 8);
+          const b = new DescriptorStream(max, 8);
+          // the packet rule, piece by piece: a packet opens on the piece after one closed (or a
+          // program's first); it closes on its max-th piece, the program's announced last, or a
+          // closing piece
+          const want: string[] = [];
+          let wantPackets = 0;
+          let addr = 0x1_0000_0000;
+          for (const p of programs) {
+            const pieces = p.calls.reduce((t, c) => t + ('n' in c ? c.n : 1), 0);
+            const total = pieces + p.extra;
+            a.begin(total);
+            b.begin(total);
+            let k = 0;
+            let inPacket = 0;
+            const rule = (closes: boolean) => {
+              const first = inPacket === 0;
+              inPacket++;
+              const last = inPacket === max || k === total - 1 || closes;
+              if (last) [inPacket, wantPackets] = [0, wantPackets + 1];
+              want.push(`${first ? 'F' : '-'}${last ? 'L' : '-'}`);
+              k++;
+            };
+            for (const c of p.calls) {
+              if ('n' in c) {
+                a.pieces(addr, addr + 7, c.len, c.n, c.sStride, c.dStride, c.lastLen);
+                for (let i = 0; i < c.n; i++) {
+                  b.piece(
+                    addr + i * c.sStride,
+                    addr + 7 + i * c.dStride,
+                    i === c.n - 1 ? c.lastLen : c.len,
+                  );
+                  rule(false);
+                }
+              } else {
+                a.piece(addr, addr + 7, c.len, c.closes);
+                b.piece(addr, addr + 7, c.len, c.closes);
+                rule(c.closes);
+              }
+              addr += 0x10_0000;
+            }
+            const guard = (s: DescriptorStream) => {
+              try {
+                s.end();
+                return 'ok';
+              } catch (e) {
+                return (e as Error).message;
+              }
+            };
+            expect(guard(a)).toBe(guard(b));
+            expect(guard(a) === 'ok').toBe(k === total);
+          }
+          expect([a.length, a.packets]).toEqual([b.length, b.packets]);
+          for (const k of ['src', 'dst', 'len', 'flags'] as const)
+            expect(Array.from(a[k].subarray(0, a.length))).toEqual(
+              Array.from(b[k].subarray(0, b.length)),
+            );
+          expect([flags(a), a.packets]).toEqual([want.join(' '), wantPackets]);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('grows past its first capacity keeping every pair', () => {

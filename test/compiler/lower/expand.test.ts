@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IndirectSide } from '../../../csr/formats/dge-desc.ts';
 import {
   countPieces,
   expandWalk,
+  type AffineWalk,
   type GatherXposeWalk,
   type IndirectWalk,
 } from '../../../compiler/lower/expand.ts';
@@ -81,5 +83,86 @@ describe('expansion of an indexed walk: the index values are handed in (the lowe
   it('counting needs no index values: the lengths do not depend on them', () => {
     expect(countPieces(gather)).toBe(3);
     expect(countPieces(gather, 32)).toBe(6);
+  });
+});
+
+describe('expansion of an affine walk into a bulk sink', () => {
+  /** A nest of 1-3 dims (innermost first), each step a run continuation, a gap, or reversed. */
+  const nest = (minRows: number) =>
+    fc
+      .array(
+        fc.record({
+          num: fc.integer({ min: 1, max: 9 }),
+          step: fc.constantFrom('run', 'gap', 'back', 'one'),
+          gap: fc.integer({ min: 1, max: 5000 }),
+        }),
+        { minLength: 1, maxLength: 3 },
+      )
+      .map((dims) => {
+        const num: number[] = [];
+        const step: number[] = [];
+        let span = 1;
+        for (const d of dims) {
+          const n = Math.max(d.num, minRows);
+          num.push(n);
+          step.push(
+            d.step === 'run' || d.step === 'one' ? span : d.step === 'gap' ? span + d.gap : -d.gap,
+          );
+          span *= n;
+        }
+        return { num, step };
+      });
+
+  it('the same pieces, in order, as one piece at a time; the same count as counting', () => {
+    fc.assert(
+      fc.property(
+        nest(1),
+        fc.boolean(),
+        fc.constantFrom(1, 4, 4096, 16384),
+        fc.boolean(),
+        (side, contiguousDst, elemSize, swap) => {
+          const elems = side.num.reduce((a, b) => a * b, 1);
+          // the other side: one run of the same elements, or a nest of the same total
+          const one = { num: [elems], step: [1] };
+          const other = contiguousDst ? one : { num: [...side.num].reverse(), step: side.step };
+          const [src, dst] = swap ? [other, side] : [side, other];
+          const w: AffineWalk = {
+            type: 'affine',
+            elemSize,
+            srcAddr: 0x1_0000_0000,
+            dstAddr: 0x4000_0000,
+            srcNum: src.num,
+            srcStep: src.step,
+            dstNum: dst.num,
+            dstStep: dst.step,
+          };
+          const single: number[][] = [];
+          const bulk: number[][] = [];
+          const outcome = (f: () => number) => {
+            try {
+              return f();
+            } catch (e) {
+              return (e as Error).message;
+            }
+          };
+          const a = outcome(() =>
+            expandWalk(w, { piece: (s, d, l) => void single.push([s, d, l]) }),
+          );
+          const b = outcome(() =>
+            expandWalk(w, {
+              piece: (s, d, l) => void bulk.push([s, d, l]),
+              pieces: (s, d, len, n, ss, ds, last) => {
+                for (let i = 0; i < n; i++)
+                  bulk.push([s + i * ss, d + i * ds, i === n - 1 ? last : len]);
+              },
+            }),
+          );
+          expect(b).toEqual(a);
+          expect(bulk).toEqual(single);
+          if (typeof a === 'number') expect(countPieces(w)).toBe(a);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

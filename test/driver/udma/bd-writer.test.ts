@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { NxdmaError } from '../../../common/errors.ts';
 import {
   BD_SIZE,
   LEN_CTRL,
@@ -6,6 +8,7 @@ import {
   decodeRx,
   decodeTx,
 } from '../../../csr/formats/bd.ts';
+import { ringIdAfter } from '../../../csr/formats/ring.ts';
 import type { MemoryIO } from '../../../csr/io.ts';
 import { BdWriter, type PairStream } from '../../../driver/udma/bd-writer.ts';
 import { RingProducer } from '../../../driver/udma/ring.ts';
@@ -177,6 +180,95 @@ describe('BdWriter.stream: a descriptor stream of pairs', () => {
     expectCode(() => w.stream(s, -1, 1), 'BAD_ARGUMENT');
     expectCode(() => w.stream(s, 0.5, 1), 'BAD_ARGUMENT');
     expect(tx.produced).toBe(0);
+  });
+});
+
+describe('BdWriter.stream: the word-view pass and the per-descriptor path agree', () => {
+  const pairArb = fc.record({
+    src: fc.integer({ min: 0, max: 2 ** 40 }),
+    dst: fc.integer({ min: 0, max: 2 ** 40 }),
+    len: fc.integer({ min: 1, max: 65536 }),
+    flags: fc
+      .subarray([LEN_CTRL.FIRST, LEN_CTRL.LAST, LEN_CTRL.INT_EN, LEN_CTRL.DMB])
+      .map((b) => b.reduce((a, x) => a | x, 0)),
+  });
+
+  it('the same descriptors, tails, ring ids and produced counts over wraps; a bad pair refused with the same error after the same pairs', () => {
+    fc.assert(
+      fc.property(
+        fc.array(pairArb, { minLength: 1, maxLength: 40 }),
+        fc.constantFrom(32, 48),
+        fc.nat({ max: 200 }),
+        fc.option(fc.tuple(fc.nat(), fc.constantFrom('len', 'flags', 'src')), { freq: 3 }),
+        (pairs, size, before, bad) => {
+          const s = {
+            length: pairs.length,
+            src: Float64Array.from(pairs, (p) => p.src),
+            dst: Float64Array.from(pairs, (p) => p.dst),
+            len: Uint32Array.from(pairs, (p) => p.len),
+            flags: Uint32Array.from(pairs, (p) => p.flags),
+          };
+          const at = bad ? bad[0] % pairs.length : -1;
+          if (bad)
+            ({
+              len: () => (s.len[at] = 0),
+              flags: () => (s.flags[at] = 1),
+              src: () => (s.src[at] = -4),
+            })[bad[1]]();
+          const runs = [writer(size, true), writer(size, false)].map((r) => {
+            // the producers somewhere on a later lap, the ring empty
+            for (let i = 0; i < before; i++) {
+              r.tx.advance();
+              r.rx.advance();
+            }
+            r.tx.consumedAtLeast(before);
+            r.rx.consumedAtLeast(before);
+            let error: unknown = null;
+            try {
+              r.w.stream(s);
+            } catch (e) {
+              error = e;
+            }
+            return { ...r, error };
+          });
+          const [view, scratch] = runs;
+          const written = bad ? at : pairs.length;
+          expect([view.tx.tail, view.tx.ringId, view.tx.produced - before]).toEqual([
+            (before + written) % size,
+            ringIdAfter(1, Math.floor((before + written) / size)),
+            written,
+          ]);
+          expect([view.rx.tail, view.rx.ringId, view.rx.produced]).toEqual([
+            view.tx.tail,
+            view.tx.ringId,
+            view.tx.produced,
+          ]);
+          // (every bad field here is a TX one: the per-descriptor path stops at the same pair)
+          expect([scratch.tx.tail, scratch.tx.ringId, scratch.tx.produced]).toEqual([
+            view.tx.tail,
+            view.tx.ringId,
+            view.tx.produced,
+          ]);
+          if (bad) {
+            const [a, b] = [view.error, scratch.error] as NxdmaError[];
+            expect([a.code, a.details.where, a.message]).toEqual([
+              b.code,
+              b.details.where,
+              b.message,
+            ]);
+          } else {
+            expect([view.error, scratch.error]).toEqual([null, null]);
+          }
+          // every slot written: the same descriptor on both paths
+          for (let k = 0; k < written; k++) {
+            const slot = (before + k) % size;
+            expect(txAt(view.bytes, slot)).toEqual(txAt(scratch.bytes, slot));
+            expect(rxAt(view.bytes, slot)).toEqual(rxAt(scratch.bytes, slot));
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 

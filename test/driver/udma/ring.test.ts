@@ -5,6 +5,7 @@ import {
   validateRing,
   type RingSpec,
 } from '../../../driver/udma/index.ts';
+import { RingProducer } from '../../../driver/udma/ring.ts';
 import { expectCode, rig, rings } from './helpers.ts';
 
 const where = 'udma0 queue 3 TX ring';
@@ -140,5 +141,26 @@ describe('initQueue', () => {
       ['s2m', 'S2M_Q[5].comp_cfg', 0],
       ['s2m', 'S2M_Q[5].cfg', 0x03020000],
     ]);
+  });
+});
+
+describe('RingProducer.advanceBy', () => {
+  it('moves the tail, ring id and produced count as n single advances do', () => {
+    const { dev } = rig();
+    for (const size of [32, 48]) {
+      for (const start of [0, 5, size - 1, 3 * size + 7]) {
+        for (const n of [0, 1, size - 1, size]) {
+          const a = new RingProducer('tx', { base: 0x100000, size }, dev.memory);
+          const b = new RingProducer('tx', { base: 0x100000, size }, dev.memory);
+          for (let i = 0; i < start; i++) {
+            a.advance();
+            b.advance();
+          }
+          a.advanceBy(n);
+          for (let i = 0; i < n; i++) b.advance();
+          expect([a.tail, a.ringId, a.produced]).toEqual([b.tail, b.ringId, b.produced]);
+        }
+      }
+    }
   });
 });
