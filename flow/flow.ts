@@ -115,11 +115,13 @@ export async function runPrepared(
   let epochDmas = 0;
   let lastProgress = 0;
   let poolExecuted = 0;
+  const t = p.lowered.table;
   for (const b of p.lowered.blocks) {
+    const end = b.first + b.count;
     for (let it = 0; it < b.iterations; it++) {
-      for (const d of b.dmas) {
-        const qi = d.queue.index;
-        if (d.reduceDescriptors.length > 0) {
+      for (let d = b.first; d < end; d++) {
+        const qi = t.queue[d];
+        if (t.reduce[d] !== 0) {
           // B op= A: the Pool core executes the DIRECT2D descriptors itself, after everything
           // before it has landed; it is an epoch of its own
           if (epochDmas > 0) {
@@ -128,31 +130,37 @@ export async function runPrepared(
             epochs++;
             epochDmas = 0;
           }
-          for (const x of d.reduceDescriptors)
-            pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
-          poolExecuted += d.reduceDescriptors.length;
+          const reduce = t.reduceOf(d);
+          for (const x of reduce) pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
+          poolExecuted += reduce.length;
           done++;
           continue;
         }
-        if (epochDmas > 0 && hazards.conflicts(qi, d.srcLo, d.srcHi, d.dstLo, d.dstHi)) {
+        const sLo = t.srcLo[d];
+        const sHi = t.srcHi[d];
+        const dLo = t.dstLo[d];
+        const dHi = t.dstHi[d];
+        if (epochDmas > 0 && hazards.conflicts(qi, sLo, sHi, dLo, dHi)) {
           await rings.drain(timeoutMs);
           hazards.clear();
           epochs++;
           epochDmas = 0;
         }
-        hazards.add(qi, d.srcLo, d.srcHi, d.dstLo, d.dstHi);
+        hazards.add(qi, sLo, sHi, dLo, dHi);
         epochDmas++;
         const fq = fqByQueue.get(qi)!;
         const stream = fq.stream;
-        for (let k = 0; k < d.walks.length; k++) {
-          const n = d.pieces[k];
+        const packetBytes = t.packetBytes[d];
+        const walks = t.walksOf(d);
+        for (let k = 0; k < walks; k++) {
+          const n = t.piecesOf(d, k);
           if (fq.room < n) {
             // the ring is full: hand over what is written, let everything run, continue
             await rings.drain(timeoutMs);
             if (fq.room < n) {
               throw new NxdmaError(
                 'RING_FULL',
-                `queue "${d.queue.name}": ${n} descriptors do not fit a ring of ${fq.size}`,
+                `queue "${m.queues[qi].name}": ${n} descriptors do not fit a ring of ${fq.size}`,
                 {
                   where: `udma${fq.placement.engine} queue ${fq.placement.qid}`,
                   expected: `<= ${fq.size} descriptors per program`,
@@ -164,10 +172,10 @@ export async function runPrepared(
           // the lowering's descriptor stream of the walk, then the driver writes it at the tails
           stream.clear();
           stream.begin(n);
-          const walk = d.walks[k];
+          const walk = t.walk(d, k);
           expandWalk(
             walk,
-            d.packetBytes > 0 ? new PacketCut(stream, d.packetBytes) : stream,
+            packetBytes > 0 ? new PacketCut(stream, packetBytes) : stream,
             indexValues(walk),
           );
           stream.end();
@@ -190,12 +198,12 @@ export async function runPrepared(
   const queues: QueueReport[] = [];
   const exec = new Map<number, { descriptors: number; bytes: number; dmas: number }>();
   for (const b of p.lowered.blocks) {
-    for (const d of b.dmas) {
-      const e = exec.get(d.queue.index) ?? { descriptors: 0, bytes: 0, dmas: 0 };
-      e.descriptors += d.descriptors * b.iterations;
-      e.bytes += d.bytes * b.iterations;
+    for (let d = b.first; d < b.first + b.count; d++) {
+      const e = exec.get(t.queue[d]) ?? { descriptors: 0, bytes: 0, dmas: 0 };
+      e.descriptors += t.descriptors[d] * b.iterations;
+      e.bytes += t.bytes[d] * b.iterations;
       e.dmas += b.iterations;
-      exec.set(d.queue.index, e);
+      exec.set(t.queue[d], e);
     }
   }
   for (const pl of p.placements) {
