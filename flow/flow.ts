@@ -196,18 +196,21 @@ export async function runPrepared(
   const verify = compare(device, expected.image, expected.written, m);
   const t1 = performance.now();
   const queues: QueueReport[] = [];
-  const exec = new Map<number, { descriptors: number; bytes: number; dmas: number }>();
+  // what each queue executed (loop bodies per iteration), by queue index
+  const execDescs = new Float64Array(m.queues.length);
+  const execBytes = new Float64Array(m.queues.length);
+  const execDmas = new Float64Array(m.queues.length);
   for (const b of p.lowered.blocks) {
     for (let d = b.first; d < b.first + b.count; d++) {
-      const e = exec.get(t.queue[d]) ?? { descriptors: 0, bytes: 0, dmas: 0 };
-      e.descriptors += t.descriptors[d] * b.iterations;
-      e.bytes += t.bytes[d] * b.iterations;
-      e.dmas += b.iterations;
-      exec.set(t.queue[d], e);
+      const q = t.queue[d];
+      execDescs[q] += t.descriptors[d] * b.iterations;
+      execBytes[q] += t.bytes[d] * b.iterations;
+      execDmas[q] += b.iterations;
     }
   }
   for (const pl of p.placements) {
-    const e = exec.get(pl.queue.index) ?? { descriptors: 0, bytes: 0, dmas: 0 };
+    const qi = pl.queue.index;
+    const e = { descriptors: execDescs[qi], bytes: execBytes[qi], dmas: execDmas[qi] };
     const fq = fqByQueue.get(pl.queue.index);
     queues.push({
       name: pl.queue.name,

@@ -114,6 +114,9 @@ export function storeReduced(dtype: DtypeName, v: number, bytes: Uint8Array, off
   encodeElement(dtype, v, bytes, off);
 }
 
+/** The odometer of elementRuns' outer free dims (reused: elementRuns does not nest). */
+let rowCounters = new Float64Array(4);
+
 /**
  * The maximal runs of an access pattern's walk, in walk order: run r starts at byte address
  * `addr[r]` and holds `len[r]` elements at consecutive addresses (element k + 1 of a run lies
@@ -138,7 +141,8 @@ export function elementRuns(
   const rowStep = nFree > 0 ? free[2 * nFree - 2] : 0;
   const rowNum = nFree > 0 ? free[2 * nFree - 1] : 1;
   const nOuter = nFree > 0 ? nFree - 1 : 0;
-  const counters = new Array<number>(nOuter).fill(0);
+  if (rowCounters.length < nOuter) rowCounters = new Float64Array(nOuter);
+  const counters = rowCounters;
   let n = -1;
   let next = NaN; // the address that would continue run n
   for (let p = 0; p < ap.partNum; p++) {
@@ -148,7 +152,7 @@ export function elementRuns(
       pc = decodeElement(idxT.dtype, idxRegion.bytes, off);
     }
     const rowBase = base + pc * ap.partStep;
-    counters.fill(0);
+    counters.fill(0, 0, nOuter);
     for (;;) {
       let e = rowBase;
       for (let k = 0; k < nOuter; k++) e += counters[k] * free[2 * k];
