@@ -38,6 +38,28 @@ export interface InterpretResult {
   bytes: number;
 }
 
+/** The element a pattern's walk starts from: its offset plus the scalar dynamic offset. */
+function firstElement(ap: AccessPattern): number {
+  return ap.offset + (ap.scalarOffset ? ap.scalarOffset.value : 0);
+}
+
+/** The image region of a pattern's index tensor (vector offset or TensorIndirect), or null. */
+function indexRegionOf(ap: AccessPattern, image: MemoryImage): ImageRegion | null {
+  const idxT = ap.vectorOffset ? ap.vectorOffset.indexTensor : ap.indirect;
+  return idxT ? image.region(idxT.address, ap.partNum * idxT.elemSize) : null;
+}
+
+/** Partition coordinate p as the walk uses it: p, or index[p] read from the index region. */
+function partCoord(ap: AccessPattern, idxRegion: ImageRegion | null, p: number): number {
+  if (idxRegion === null) return p;
+  const idxT = ap.vectorOffset ? ap.vectorOffset.indexTensor : ap.indirect!;
+  return decodeElement(
+    idxT.dtype,
+    idxRegion.bytes,
+    idxT.address - idxRegion.base + p * idxT.elemSize,
+  );
+}
+
 /**
  * The byte address of every element an access pattern visits, in walk order, into `out`.
  * Index values are read from `image` when the pattern has them.
@@ -45,21 +67,14 @@ export interface InterpretResult {
 export function elementAddresses(ap: AccessPattern, image: MemoryImage, out: Float64Array): void {
   const t = ap.tensor;
   const es = t.elemSize;
-  const base = ap.offset + (ap.scalarOffset ? ap.scalarOffset.value : 0);
-  const idxT = ap.vectorOffset ? ap.vectorOffset.indexTensor : ap.indirect;
-  let idxRegion: ImageRegion | null = null;
-  if (idxT) idxRegion = image.region(idxT.address, ap.partNum * idxT.elemSize);
+  const base = firstElement(ap);
+  const idxRegion = indexRegionOf(ap, image);
   const free = ap.free;
   const nFree = free.length >> 1;
   const counters = new Array<number>(nFree).fill(0);
   let n = 0;
   for (let p = 0; p < ap.partNum; p++) {
-    let pc = p;
-    if (idxT && idxRegion) {
-      const off = idxT.address - idxRegion.base + p * idxT.elemSize;
-      pc = decodeElement(idxT.dtype, idxRegion.bytes, off);
-    }
-    const rowBase = base + pc * ap.partStep;
+    const rowBase = base + partCoord(ap, idxRegion, p) * ap.partStep;
     counters.fill(0);
     for (;;) {
       let e = rowBase;
@@ -129,14 +144,12 @@ export function elementRuns(
   addr: Float64Array,
   len: Float64Array,
 ): number {
-  const t = ap.tensor;
-  const es = t.elemSize;
-  const base = ap.offset + (ap.scalarOffset ? ap.scalarOffset.value : 0);
-  const idxT = ap.vectorOffset ? ap.vectorOffset.indexTensor : ap.indirect;
-  let idxRegion: ImageRegion | null = null;
-  if (idxT) idxRegion = image.region(idxT.address, ap.partNum * idxT.elemSize);
   const free = ap.free;
   const nFree = free.length >> 1;
+  const start = ap.tensor.address;
+  const es = ap.tensor.elemSize;
+  const base = firstElement(ap);
+  const idxRegion = indexRegionOf(ap, image);
   // the innermost dim is walked as one row; the outer ones (nOuter of them) by an odometer
   const rowStep = nFree > 0 ? free[2 * nFree - 2] : 0;
   const rowNum = nFree > 0 ? free[2 * nFree - 1] : 1;
@@ -146,17 +159,12 @@ export function elementRuns(
   let n = -1;
   let next = NaN; // the address that would continue run n
   for (let p = 0; p < ap.partNum; p++) {
-    let pc = p;
-    if (idxT && idxRegion) {
-      const off = idxT.address - idxRegion.base + p * idxT.elemSize;
-      pc = decodeElement(idxT.dtype, idxRegion.bytes, off);
-    }
-    const rowBase = base + pc * ap.partStep;
+    const rowBase = base + partCoord(ap, idxRegion, p) * ap.partStep;
     counters.fill(0, 0, nOuter);
     for (;;) {
       let e = rowBase;
       for (let k = 0; k < nOuter; k++) e += counters[k] * free[2 * k];
-      let a = t.address + e * es;
+      let a = start + e * es;
       if (rowStep === 1 && rowNum > 0) {
         // a row of step 1 is one run of rowNum elements (or continues the last one)
         if (a === next) len[n] += rowNum;

@@ -90,21 +90,14 @@ export class DmaTable {
 
   /** Adds the next row: DMA `d`, its record as the lowering built it (kept). Returns the row. */
   add(d: LoweredDma): number {
-    const i = this.n++;
-    this.instrs[i] = d.instr;
-    this.queue[i] = d.queue.index;
-    this.descriptors[i] = d.descriptors;
-    this.bytes[i] = d.bytes;
-    this.dgeDescriptors[i] = d.dgeDescriptors;
+    let max = 0;
+    for (const p of d.pieces) if (p > max) max = p;
+    const i = this.put(d.instr, d.backend, d.descriptors, d.bytes, d.dgeDescriptors, max);
     this.srcLo[i] = d.srcLo;
     this.srcHi[i] = d.srcHi;
     this.dstLo[i] = d.dstLo;
     this.dstHi[i] = d.dstHi;
     this.packetBytes[i] = d.packetBytes;
-    let max = 0;
-    for (const p of d.pieces) if (p > max) max = p;
-    this.maxWalk[i] = max;
-    this.backend[i] = BACKENDS.indexOf(d.backend);
     this.reduce[i] = d.reduceDescriptors.length > 0 ? 1 : 0;
     this.priorityClass[i] = d.priorityClass;
     this.computeOp[i] = d.computeOp;
@@ -125,30 +118,42 @@ export class DmaTable {
     channelMask: number,
     computeOp: number,
   ): number {
-    const i = this.n++;
     const plan = b.plan!;
-    this.instrs[i] = b.instr;
-    this.queue[i] = b.instr.queue!.index;
-    this.descriptors[i] = b.total;
-    this.bytes[i] = bytes;
-    this.dgeDescriptors[i] = b.dgeDescriptors;
+    let max = 0;
+    const counts = plan.counts;
+    for (let k = 0; k < counts.length; k++) if (counts[k] > max) max = counts[k];
+    const i = this.put(b.instr, b.backend, b.total, bytes, b.dgeDescriptors, max);
     this.srcLo[i] = b.srcLo;
     this.srcHi[i] = b.srcHi;
     this.dstLo[i] = b.dstLo;
     this.dstHi[i] = b.dstHi;
-    this.packetBytes[i] = 0;
-    let max = 0;
-    const counts = plan.counts;
-    for (let k = 0; k < counts.length; k++) if (counts[k] > max) max = counts[k];
-    this.maxWalk[i] = max;
-    this.backend[i] = BACKENDS.indexOf(b.backend);
-    this.reduce[i] = 0;
+    // packetBytes and reduce stay 0
     this.priorityClass[i] = priorityClass;
     this.computeOp[i] = computeOp;
     this.channelMask[i] = channelMask;
     this.plans[i] = plan;
     this.srcAddr[i] = b.planSrc;
     this.dstAddr[i] = b.planDst;
+    return i;
+  }
+
+  /** Starts the next row with the columns every row has; returns it. */
+  private put(
+    I: LoweredDma['instr'],
+    backend: Backend,
+    descriptors: number,
+    bytes: number,
+    dgeDescriptors: number,
+    maxWalk: number,
+  ): number {
+    const i = this.n++;
+    this.instrs[i] = I;
+    this.queue[i] = I.queue!.index;
+    this.backend[i] = BACKENDS.indexOf(backend);
+    this.descriptors[i] = descriptors;
+    this.bytes[i] = bytes;
+    this.dgeDescriptors[i] = dgeDescriptors;
+    this.maxWalk[i] = maxWalk;
     return i;
   }
 

@@ -276,6 +276,15 @@ describe('reference interpreter: contiguous runs', () => {
     return written;
   }
 
+  /** interpret() leaves the bytes and written masks of the element-by-element walk. */
+  function expectElementwise(m: Module, seed: number): void {
+    const want = initialImage(m, seed);
+    const wantWritten = elementwise(m, want);
+    const got = interpret(m, initialImage(m, seed));
+    expect(got.image.regions[0].bytes).toEqual(want.regions[0].bytes);
+    expect(got.written).toEqual(wantWritten);
+  }
+
   // copies inside one fp32 tensor of 64 elements: runs that overlap forwards, backwards or not at
   // all, strided walks and negative steps, so some DMAs move by runs and some element by element
   const dmaArb = fc.record({
@@ -317,12 +326,7 @@ describe('reference interpreter: contiguous runs', () => {
           made++;
         }
         if (made === 0) return;
-        const m = b.build();
-        const want = initialImage(m, 7);
-        const wantWritten = elementwise(m, want);
-        const got = interpret(m, initialImage(m, 7));
-        expect(got.image.regions[0].bytes).toEqual(want.regions[0].bytes);
-        expect(got.written).toEqual(wantWritten);
+        expectElementwise(b.build(), 7);
       }),
       { seed: 20261203, numRuns: 400 },
     );
@@ -418,12 +422,7 @@ describe('reference interpreter: contiguous runs', () => {
             dst: ap(d.other ? 'b' : 'a', d.dst, false),
           });
         }
-        const m = b.build();
-        const want = initialImage(m, 3);
-        const wantWritten = elementwise(m, want);
-        const got = interpret(m, initialImage(m, 3));
-        expect(got.image.regions[0].bytes).toEqual(want.regions[0].bytes);
-        expect(got.written).toEqual(wantWritten);
+        expectElementwise(b.build(), 3);
       }),
       { seed: 20261202, numRuns: 200 },
     );
