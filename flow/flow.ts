@@ -23,7 +23,7 @@ import type { Device } from '../csr/io.ts';
 import { applyQos } from '../driver/qos/index.ts';
 import { EpochHazards } from './hazards.ts';
 import { hostTablesOf } from './host-tables.ts';
-import { FlowRings } from './rings.ts';
+import { FlowRings, type FlowQueue } from './rings.ts';
 import type { FlowReport, QueueReport } from './report.ts';
 import {
   defaultRingBase,
@@ -105,7 +105,9 @@ export async function runPrepared(
     qosMode = 'qos';
     qosWarnings = res.warnings.map((w) => w.message);
   }
-  const fqByQueue = new Map(rings.queues.map((q) => [q.placement.queue.index, q]));
+  // each queue's rings by queue index (undefined for a queue without DMAs)
+  const fqByQueue: (FlowQueue | undefined)[] = new Array(m.queues.length);
+  for (const q of rings.queues) fqByQueue[q.placement.queue.index] = q;
   const indexValues = deviceIndexValues(device);
   const hazards = new EpochHazards(m.queues.length);
   // --- run, epoch by epoch
@@ -148,7 +150,7 @@ export async function runPrepared(
         }
         hazards.add(qi, sLo, sHi, dLo, dHi);
         epochDmas++;
-        const fq = fqByQueue.get(qi)!;
+        const fq = fqByQueue[qi]!;
         const stream = fq.stream;
         const packetBytes = t.packetBytes[d];
         const walks = t.walksOf(d);
@@ -211,7 +213,7 @@ export async function runPrepared(
   for (const pl of p.placements) {
     const qi = pl.queue.index;
     const e = { descriptors: execDescs[qi], bytes: execBytes[qi], dmas: execDmas[qi] };
-    const fq = fqByQueue.get(pl.queue.index);
+    const fq = fqByQueue[pl.queue.index];
     queues.push({
       name: pl.queue.name,
       engine: pl.engine,

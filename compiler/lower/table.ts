@@ -55,6 +55,9 @@ export class DmaTable {
   private materialised: LoweredDma[] | null = null;
   /** One walk per plan walk, moved to a row's addresses by forEachWalk (reused). */
   private readonly moved = new Map<HostPlan, AffineWalk[]>();
+  /** The plan walk() served last and its moved walks (consecutive rows mostly share a plan). */
+  private lastPlan: HostPlan | null = null;
+  private lastMoved: AffineWalk[] = [];
 
   constructor(
     private readonly m: Module,
@@ -247,7 +250,7 @@ export class DmaTable {
     const r = this.records[i];
     if (r !== null) return r.walks[k];
     const plan = this.plans[i]!;
-    let moved = this.moved.get(plan);
+    let moved = plan === this.lastPlan ? this.lastMoved : this.moved.get(plan);
     if (moved === undefined) {
       moved = plan.walks.map((w) => ({
         type: 'affine',
@@ -261,6 +264,8 @@ export class DmaTable {
       }));
       this.moved.set(plan, moved);
     }
+    this.lastPlan = plan;
+    this.lastMoved = moved;
     const w = moved[k];
     w.srcAddr = this.srcAddr[i] + plan.walks[k].srcOff;
     w.dstAddr = this.dstAddr[i] + plan.walks[k].dstOff;
