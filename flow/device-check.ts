@@ -14,8 +14,10 @@ import type { PreparedFlow } from './prepare.ts';
  * anything is written, when the program has a reduce and the device has no such core.
  */
 export function poolCoreFor(device: Device, p: PreparedFlow): DgeCoreIO | null {
-  const reduce = p.lowered.dmas.find((d) => d.reduceDescriptors.length > 0);
-  if (reduce === undefined) return null;
+  const t = p.lowered.table;
+  const row = t.reduce.indexOf(1);
+  if (row < 0) return null;
+  const reduce = t.record(row);
   for (const c of device.dgeCores()) {
     const core = device.dgeCore(c);
     if (typeof core.executeDescriptor === 'function') return core;

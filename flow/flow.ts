@@ -23,7 +23,7 @@ import type { Device } from '../csr/io.ts';
 import { applyQos } from '../driver/qos/index.ts';
 import { EpochHazards } from './hazards.ts';
 import { hostTablesOf } from './host-tables.ts';
-import { FlowRings } from './rings.ts';
+import { FlowRings, type FlowQueue } from './rings.ts';
 import type { FlowReport, QueueReport } from './report.ts';
 import {
   defaultRingBase,
@@ -105,7 +105,9 @@ export async function runPrepared(
     qosMode = 'qos';
     qosWarnings = res.warnings.map((w) => w.message);
   }
-  const fqByQueue = new Map(rings.queues.map((q) => [q.placement.queue.index, q]));
+  // each queue's rings by queue index (undefined for a queue without DMAs)
+  const fqByQueue: (FlowQueue | undefined)[] = new Array(m.queues.length);
+  for (const q of rings.queues) fqByQueue[q.placement.queue.index] = q;
   const indexValues = deviceIndexValues(device);
   const hazards = new EpochHazards(m.queues.length);
   // --- run, epoch by epoch
@@ -115,11 +117,13 @@ export async function runPrepared(
   let epochDmas = 0;
   let lastProgress = 0;
   let poolExecuted = 0;
+  const t = p.lowered.table;
   for (const b of p.lowered.blocks) {
+    const end = b.first + b.count;
     for (let it = 0; it < b.iterations; it++) {
-      for (const d of b.dmas) {
-        const qi = d.queue.index;
-        if (d.reduceDescriptors.length > 0) {
+      for (let d = b.first; d < end; d++) {
+        const qi = t.queue[d];
+        if (t.reduce[d] !== 0) {
           // B op= A: the Pool core executes the DIRECT2D descriptors itself, after everything
           // before it has landed; it is an epoch of its own
           if (epochDmas > 0) {
@@ -128,31 +132,37 @@ export async function runPrepared(
             epochs++;
             epochDmas = 0;
           }
-          for (const x of d.reduceDescriptors)
-            pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
-          poolExecuted += d.reduceDescriptors.length;
+          const reduce = t.reduceOf(d);
+          for (const x of reduce) pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
+          poolExecuted += reduce.length;
           done++;
           continue;
         }
-        if (epochDmas > 0 && hazards.conflicts(qi, d.srcLo, d.srcHi, d.dstLo, d.dstHi)) {
+        const sLo = t.srcLo[d];
+        const sHi = t.srcHi[d];
+        const dLo = t.dstLo[d];
+        const dHi = t.dstHi[d];
+        if (epochDmas > 0 && hazards.conflicts(qi, sLo, sHi, dLo, dHi)) {
           await rings.drain(timeoutMs);
           hazards.clear();
           epochs++;
           epochDmas = 0;
         }
-        hazards.add(qi, d.srcLo, d.srcHi, d.dstLo, d.dstHi);
+        hazards.add(qi, sLo, sHi, dLo, dHi);
         epochDmas++;
-        const fq = fqByQueue.get(qi)!;
+        const fq = fqByQueue[qi]!;
         const stream = fq.stream;
-        for (let k = 0; k < d.walks.length; k++) {
-          const n = d.pieces[k];
+        const packetBytes = t.packetBytes[d];
+        const walks = t.walksOf(d);
+        for (let k = 0; k < walks; k++) {
+          const n = t.piecesOf(d, k);
           if (fq.room < n) {
             // the ring is full: hand over what is written, let everything run, continue
             await rings.drain(timeoutMs);
             if (fq.room < n) {
               throw new NxdmaError(
                 'RING_FULL',
-                `queue "${d.queue.name}": ${n} descriptors do not fit a ring of ${fq.size}`,
+                `queue "${m.queues[qi].name}": ${n} descriptors do not fit a ring of ${fq.size}`,
                 {
                   where: `udma${fq.placement.engine} queue ${fq.placement.qid}`,
                   expected: `<= ${fq.size} descriptors per program`,
@@ -164,10 +174,10 @@ export async function runPrepared(
           // the lowering's descriptor stream of the walk, then the driver writes it at the tails
           stream.clear();
           stream.begin(n);
-          const walk = d.walks[k];
+          const walk = t.walk(d, k);
           expandWalk(
             walk,
-            d.packetBytes > 0 ? new PacketCut(stream, d.packetBytes) : stream,
+            packetBytes > 0 ? new PacketCut(stream, packetBytes) : stream,
             indexValues(walk),
           );
           stream.end();
@@ -188,19 +198,22 @@ export async function runPrepared(
   const verify = compare(device, expected.image, expected.written, m);
   const t1 = performance.now();
   const queues: QueueReport[] = [];
-  const exec = new Map<number, { descriptors: number; bytes: number; dmas: number }>();
+  // what each queue executed (loop bodies per iteration), by queue index
+  const execDescs = new Float64Array(m.queues.length);
+  const execBytes = new Float64Array(m.queues.length);
+  const execDmas = new Float64Array(m.queues.length);
   for (const b of p.lowered.blocks) {
-    for (const d of b.dmas) {
-      const e = exec.get(d.queue.index) ?? { descriptors: 0, bytes: 0, dmas: 0 };
-      e.descriptors += d.descriptors * b.iterations;
-      e.bytes += d.bytes * b.iterations;
-      e.dmas += b.iterations;
-      exec.set(d.queue.index, e);
+    for (let d = b.first; d < b.first + b.count; d++) {
+      const q = t.queue[d];
+      execDescs[q] += t.descriptors[d] * b.iterations;
+      execBytes[q] += t.bytes[d] * b.iterations;
+      execDmas[q] += b.iterations;
     }
   }
   for (const pl of p.placements) {
-    const e = exec.get(pl.queue.index) ?? { descriptors: 0, bytes: 0, dmas: 0 };
-    const fq = fqByQueue.get(pl.queue.index);
+    const qi = pl.queue.index;
+    const e = { descriptors: execDescs[qi], bytes: execBytes[qi], dmas: execDmas[qi] };
+    const fq = fqByQueue[pl.queue.index];
     queues.push({
       name: pl.queue.name,
       engine: pl.engine,

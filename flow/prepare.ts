@@ -118,14 +118,16 @@ export function prepareCompiled(
   const placements = mapQueues(r.module);
   // MEMCOPY_DMA_CFG hi16: "which queues ... may be used" by the DGE engine
   const queues = r.module.options.memcopyDmaCfg.queues;
-  for (const d of lowered.dmas) {
-    const pl = placements[d.queue.index];
-    if (d.backend !== 'none' && ((queues >>> pl.qid) & 1) === 0) {
+  const t = lowered.table;
+  for (let d = 0; d < t.size; d++) {
+    const pl = placements[t.queue[d]];
+    if (t.backendOf(d) !== 'none' && ((queues >>> pl.qid) & 1) === 0) {
+      const label = t.labelOf(d);
       throw new NxdmaError(
         'LOWER_ERROR',
-        `${d.label}: its queue "${d.queue.name}" is queue ${pl.qid} of udma${pl.engine}, which MEMCOPY_DMA_CFG's queue mask 0x${queues.toString(16).padStart(4, '0')} (hi16) does not let the DGE engine use`,
+        `${label}: its queue "${pl.queue.name}" is queue ${pl.qid} of udma${pl.engine}, which MEMCOPY_DMA_CFG's queue mask 0x${queues.toString(16).padStart(4, '0')} (hi16) does not let the DGE engine use`,
         {
-          where: d.label,
+          where: label,
           expected: `queue ${pl.qid} set in MEMCOPY_DMA_CFG hi16`,
           actual: `0x${queues.toString(16)}`,
         },
@@ -136,10 +138,11 @@ export function prepareCompiled(
   const ringSizes: number[] = [];
   const executedByQueue = new Float64Array(lowered.queues.length);
   for (const b of lowered.blocks) {
-    for (const d of b.dmas) executedByQueue[d.queue.index] += d.descriptors * b.iterations;
+    for (let d = b.first; d < b.first + b.count; d++)
+      executedByQueue[t.queue[d]] += t.descriptors[d] * b.iterations;
   }
   for (const lq of lowered.queues) {
-    if (lq.dmas.length === 0) continue;
+    if (lq.count === 0) continue;
     const executed = executedByQueue[lq.queue.index];
     const want = Math.max(lq.maxWalk, Math.min(executed, maxRing));
     active.push(placements[lq.queue.index]);

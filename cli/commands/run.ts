@@ -116,7 +116,7 @@ async function runOne(
       trace: o.trace === true,
       lower: lowerOpts,
       onPhase: (ph) =>
-        ph === 'run' ? bar.phase('run', 'DMAs', p.lowered.dmas.length) : bar.phase(ph),
+        ph === 'run' ? bar.phase('run', 'DMAs', p.lowered.totals.dmas) : bar.phase(ph),
       onProgress: (done, total) => bar.update(done, total),
     });
     if (timeline !== undefined) {

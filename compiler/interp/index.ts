@@ -17,4 +17,11 @@ export {
   toHalf,
   type ImageRegion,
 } from './memory.ts';
-export { elementAddresses, interpret, interpretDma, type InterpretResult } from './interpret.ts';
+export {
+  elementAddresses,
+  elementRuns,
+  interpret,
+  interpretDma,
+  type InterpScratch,
+  type InterpretResult,
+} from './interpret.ts';

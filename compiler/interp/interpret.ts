@@ -38,6 +38,28 @@ export interface InterpretResult {
   bytes: number;
 }
 
+/** The element a pattern's walk starts from: its offset plus the scalar dynamic offset. */
+function firstElement(ap: AccessPattern): number {
+  return ap.offset + (ap.scalarOffset ? ap.scalarOffset.value : 0);
+}
+
+/** The image region of a pattern's index tensor (vector offset or TensorIndirect), or null. */
+function indexRegionOf(ap: AccessPattern, image: MemoryImage): ImageRegion | null {
+  const idxT = ap.vectorOffset ? ap.vectorOffset.indexTensor : ap.indirect;
+  return idxT ? image.region(idxT.address, ap.partNum * idxT.elemSize) : null;
+}
+
+/** Partition coordinate p as the walk uses it: p, or index[p] read from the index region. */
+function partCoord(ap: AccessPattern, idxRegion: ImageRegion | null, p: number): number {
+  if (idxRegion === null) return p;
+  const idxT = ap.vectorOffset ? ap.vectorOffset.indexTensor : ap.indirect!;
+  return decodeElement(
+    idxT.dtype,
+    idxRegion.bytes,
+    idxT.address - idxRegion.base + p * idxT.elemSize,
+  );
+}
+
 /**
  * The byte address of every element an access pattern visits, in walk order, into `out`.
  * Index values are read from `image` when the pattern has them.
@@ -45,21 +67,14 @@ export interface InterpretResult {
 export function elementAddresses(ap: AccessPattern, image: MemoryImage, out: Float64Array): void {
   const t = ap.tensor;
   const es = t.elemSize;
-  const base = ap.offset + (ap.scalarOffset ? ap.scalarOffset.value : 0);
-  const idxT = ap.vectorOffset ? ap.vectorOffset.indexTensor : ap.indirect;
-  let idxRegion: ImageRegion | null = null;
-  if (idxT) idxRegion = image.region(idxT.address, ap.partNum * idxT.elemSize);
+  const base = firstElement(ap);
+  const idxRegion = indexRegionOf(ap, image);
   const free = ap.free;
   const nFree = free.length >> 1;
   const counters = new Array<number>(nFree).fill(0);
   let n = 0;
   for (let p = 0; p < ap.partNum; p++) {
-    let pc = p;
-    if (idxT && idxRegion) {
-      const off = idxT.address - idxRegion.base + p * idxT.elemSize;
-      pc = decodeElement(idxT.dtype, idxRegion.bytes, off);
-    }
-    const rowBase = base + pc * ap.partStep;
+    const rowBase = base + partCoord(ap, idxRegion, p) * ap.partStep;
     counters.fill(0);
     for (;;) {
       let e = rowBase;
@@ -114,12 +129,92 @@ export function storeReduced(dtype: DtypeName, v: number, bytes: Uint8Array, off
   encodeElement(dtype, v, bytes, off);
 }
 
-/** Executes one DMA on the image, element by element. */
+/** The odometer of elementRuns' outer free dims (reused: elementRuns does not nest). */
+let rowCounters = new Float64Array(4);
+
+/**
+ * The maximal runs of an access pattern's walk, in walk order: run r starts at byte address
+ * `addr[r]` and holds `len[r]` elements at consecutive addresses (element k + 1 of a run lies
+ * right after element k; the next run's first element does not). The same walk as
+ * elementAddresses, one innermost row at a time. Returns the number of runs.
+ */
+export function elementRuns(
+  ap: AccessPattern,
+  image: MemoryImage,
+  addr: Float64Array,
+  len: Float64Array,
+): number {
+  const free = ap.free;
+  const nFree = free.length >> 1;
+  const start = ap.tensor.address;
+  const es = ap.tensor.elemSize;
+  const base = firstElement(ap);
+  const idxRegion = indexRegionOf(ap, image);
+  // the innermost dim is walked as one row; the outer ones (nOuter of them) by an odometer
+  const rowStep = nFree > 0 ? free[2 * nFree - 2] : 0;
+  const rowNum = nFree > 0 ? free[2 * nFree - 1] : 1;
+  const nOuter = nFree > 0 ? nFree - 1 : 0;
+  if (rowCounters.length < nOuter) rowCounters = new Float64Array(nOuter);
+  const counters = rowCounters;
+  let n = -1;
+  let next = NaN; // the address that would continue run n
+  for (let p = 0; p < ap.partNum; p++) {
+    const rowBase = base + partCoord(ap, idxRegion, p) * ap.partStep;
+    counters.fill(0, 0, nOuter);
+    for (;;) {
+      let e = rowBase;
+      for (let k = 0; k < nOuter; k++) e += counters[k] * free[2 * k];
+      let a = start + e * es;
+      if (rowStep === 1 && rowNum > 0) {
+        // a row of step 1 is one run of rowNum elements (or continues the last one)
+        if (a === next) len[n] += rowNum;
+        else {
+          addr[++n] = a;
+          len[n] = rowNum;
+        }
+        next = a + rowNum * es;
+      } else {
+        // at least one element per row, as elementAddresses walks it
+        const m = rowNum > 0 ? rowNum : 1;
+        for (let j = 0; j < m; j++, a += rowStep * es) {
+          if (a === next) len[n]++;
+          else {
+            addr[++n] = a;
+            len[n] = 1;
+          }
+          next = a + es;
+        }
+      }
+      let k = nOuter - 1;
+      for (; k >= 0; k--) {
+        if (++counters[k] < free[2 * k + 1]) break;
+        counters[k] = 0;
+      }
+      if (k < 0) break;
+    }
+  }
+  return n + 1;
+}
+
+/** Scratch arrays of the interpreter, grown as needed (element addresses or runs of each side). */
+export interface InterpScratch {
+  src: Float64Array;
+  dst: Float64Array;
+  srcLen?: Float64Array;
+  dstLen?: Float64Array;
+}
+
+/**
+ * Executes one DMA on the image, as if element by element. A copy (same dtype, no reduce) moves
+ * each run of elements contiguous on both sides with one byte copy, where that leaves the same
+ * bytes (no later source byte of the run is written before it is read), and the rest one element
+ * at a time; a conversion or a reduce moves element by element.
+ */
 export function interpretDma(
   I: Instr,
   image: MemoryImage,
   written: Uint8Array[] | null,
-  scratch?: { src: Float64Array; dst: Float64Array },
+  scratch?: InterpScratch,
 ): number {
   const src = I.src!;
   const dst = I.dst!;
@@ -135,56 +230,115 @@ export function interpretDma(
       },
     );
   }
-  const sa = scratch && scratch.src.length >= n ? scratch.src : new Float64Array(n);
-  const da = scratch && scratch.dst.length >= n ? scratch.dst : new Float64Array(n);
   const st = src.tensor;
   const dt = dst.tensor;
-  const ses = st.elemSize;
-  const des = dt.elemSize;
-  const sameType = st.dtype === dt.dtype;
   const op = I.dstReduce;
   // every element of a tensor lies in the tensor's region
   const sr = image.region(st.address, st.byteSize);
   const dr = image.region(dt.address, dt.byteSize);
   const di = image.regions.indexOf(dr);
   const mask = written ? written[di] : null;
-  const sb = sr.bytes;
-  const db = dr.bytes;
+  if (st.dtype === dt.dtype && op === DstReduce.none) {
+    copyRuns(I, image, sr, dr, mask, n, scratch);
+    return n;
+  }
+  const sa = scratch && scratch.src.length >= n ? scratch.src : new Float64Array(n);
+  const da = scratch && scratch.dst.length >= n ? scratch.dst : new Float64Array(n);
   // addresses are computed per DMA, before it moves anything; index tensors are read-only
   elementAddresses(src, image, sa);
   elementAddresses(dst, image, da);
-  const copy = sameType && op === DstReduce.none;
-  let i = 0;
-  while (i < n) {
-    // a copy moves a run of elements contiguous on both sides at once, when that is what moving
-    // them one after the other gives (no later source byte of the run is written before it is read)
-    let run = 1;
-    if (copy)
-      while (i + run < n && sa[i + run] === sa[i] + run * ses && da[i + run] === da[i] + run * des)
-        run++;
-    const so = sa[i] - sr.base;
-    const dOff = da[i] - dr.base;
-    const len = run * ses;
-    const inside = so >= 0 && so + len <= sr.size && dOff >= 0 && dOff + len <= dr.size;
-    if (run > 1 && inside && !(sb === db && so < dOff && dOff < so + len)) {
-      if (sb === db) db.copyWithin(dOff, so, so + len);
-      else db.set(sb.subarray(so, so + len), dOff);
-      if (mask) mask.fill(1, dOff, dOff + len);
-      i += run;
-      continue;
-    }
-    moveElement(I, i, sa, da, sr, dr, copy, op, mask);
-    i++;
-  }
+  for (let i = 0; i < n; i++) moveElement(I, i, sa[i], da[i], sr, dr, false, op, mask);
   return n;
 }
 
-/** Moves element i (read, then write), after checking both addresses lie in their regions. */
+/** The scratch array `key` of at least n entries (a new one when there is no scratch). */
+function scratchOf(
+  s: InterpScratch | undefined,
+  key: keyof InterpScratch,
+  n: number,
+): Float64Array {
+  if (s === undefined) return new Float64Array(n);
+  let a = s[key];
+  if (a === undefined || a.length < n) {
+    a = new Float64Array(Math.max(n, a ? 2 * a.length : 0));
+    s[key] = a;
+  }
+  return a;
+}
+
+/**
+ * A copy DMA of n elements: both walks as runs (computed before anything moves; index tensors are
+ * read-only), then, in walk order, each stretch contiguous on both sides (the longest from the
+ * current element: the rest of the shorter of the two current runs) in one byte copy when it lies
+ * in its regions and its source is not overwritten ahead of being read; otherwise its first
+ * element alone, and the stretch from the next element again.
+ */
+function copyRuns(
+  I: Instr,
+  image: MemoryImage,
+  sr: ImageRegion,
+  dr: ImageRegion,
+  mask: Uint8Array | null,
+  n: number,
+  scratch: InterpScratch | undefined,
+): void {
+  const ses = I.src!.tensor.elemSize;
+  const des = I.dst!.tensor.elemSize;
+  const sAddr = scratchOf(scratch, 'src', n);
+  const sLen = scratchOf(scratch, 'srcLen', n);
+  const dAddr = scratchOf(scratch, 'dst', n);
+  const dLen = scratchOf(scratch, 'dstLen', n);
+  elementRuns(I.src!, image, sAddr, sLen);
+  elementRuns(I.dst!, image, dAddr, dLen);
+  const sb = sr.bytes;
+  const db = dr.bytes;
+  const same = sb === db;
+  let i = 0;
+  // current run of each side, and how far into it the copy is
+  let sk = 0;
+  let dk = 0;
+  let sIn = 0;
+  let dIn = 0;
+  while (i < n) {
+    const sLeft = sLen[sk] - sIn;
+    const dLeft = dLen[dk] - dIn;
+    const run = sLeft < dLeft ? sLeft : dLeft;
+    const sa = sAddr[sk] + sIn * ses;
+    const da = dAddr[dk] + dIn * des;
+    const so = sa - sr.base;
+    const dOff = da - dr.base;
+    const len = run * ses;
+    const inside = so >= 0 && so + len <= sr.size && dOff >= 0 && dOff + len <= dr.size;
+    let step = 1;
+    if (run > 1 && inside && !(same && so < dOff && dOff < so + len)) {
+      if (same) db.copyWithin(dOff, so, so + len);
+      else db.set(sb.subarray(so, so + len), dOff);
+      if (mask) mask.fill(1, dOff, dOff + len);
+      step = run;
+    } else moveElement(I, i, sa, da, sr, dr, true, DstReduce.none, mask);
+    i += step;
+    sIn += step;
+    dIn += step;
+    if (sIn === sLen[sk]) {
+      sk++;
+      sIn = 0;
+    }
+    if (dIn === dLen[dk]) {
+      dk++;
+      dIn = 0;
+    }
+  }
+}
+
+/**
+ * Moves element i from byte address sa to da (read, then write), after checking both addresses
+ * lie in their regions.
+ */
 function moveElement(
   I: Instr,
   i: number,
-  sa: Float64Array,
-  da: Float64Array,
+  sa: number,
+  da: number,
   sr: ImageRegion,
   dr: ImageRegion,
   copy: boolean,
@@ -197,12 +351,12 @@ function moveElement(
   const des = dt.elemSize;
   const sb = sr.bytes;
   const db = dr.bytes;
-  const so = sa[i] - sr.base;
-  const dOff = da[i] - dr.base;
+  const so = sa - sr.base;
+  const dOff = da - dr.base;
   if (so < 0 || so + ses > sr.size || dOff < 0 || dOff + des > dr.size) {
     throw new NxdmaError(
       'OUT_OF_RANGE',
-      `DMA #${I.id} element ${i}: ${hex(so < 0 || so + ses > sr.size ? sa[i] : da[i])} leaves its region`,
+      `DMA #${I.id} element ${i}: ${hex(so < 0 || so + ses > sr.size ? sa : da)} leaves its region`,
       { where: `#${I.id}`, expected: 'addresses inside the tensors', actual: i },
     );
   }
@@ -223,7 +377,7 @@ export function interpret(m: Module, image: MemoryImage): InterpretResult {
   let dmas = 0;
   let elements = 0;
   let bytes = 0;
-  const scratch = { src: new Float64Array(4096), dst: new Float64Array(4096) };
+  const scratch: InterpScratch = { src: new Float64Array(4096), dst: new Float64Array(4096) };
   for (const f of m.functions) {
     for (const bb of f.blocks) {
       const iterations = bb.loop ? bb.loop.iterations : 1;

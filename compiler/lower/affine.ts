@@ -93,18 +93,9 @@ function lowerHost(b: DmaBuild, src: AccessPattern, dst: AccessPattern, elemSize
   b.plan = plan;
   const srcAddr = src.tensor.address + baseElem(src) * elemSize;
   const dstAddr = dst.tensor.address + baseElem(dst) * elemSize;
-  for (const w of plan.walks) {
-    b.addWalk({
-      type: 'affine',
-      elemSize,
-      srcAddr: srcAddr + w.srcOff,
-      dstAddr: dstAddr + w.dstOff,
-      srcNum: w.srcNum,
-      srcStep: w.srcStep,
-      dstNum: w.dstNum,
-      dstStep: w.dstStep,
-    });
-  }
+  b.planSrc = srcAddr;
+  b.planDst = dstAddr;
+  // the walks are the plan's moved to these addresses (DmaBuild.addPlanWalks, when kept)
 }
 
 /** The host plan of a pair of access patterns: their nest at addresses 0, its BD counts and ranges. */
@@ -147,7 +138,7 @@ function hostPlan(
       count: countPieces(w),
     };
   });
-  return { walks, counts: Object.freeze(walks.map((w) => w.count)) };
+  return { elemSize, walks, counts: Object.freeze(walks.map((w) => w.count)) };
 }
 
 /** The element an access pattern starts at (apShape's baseElem). */

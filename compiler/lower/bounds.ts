@@ -38,12 +38,14 @@ export function checkBounds(
   let dstLo = Infinity;
   let dstHi = -Infinity;
   const idxT = sIdx ?? dIdx;
-  const [iMin, iMax] = idxT ? indexRange(idxT, (sIdx ? src : dst).partNum) : [0, 0];
+  let iMin = 0;
+  let iMax = 0;
+  if (idxT) [iMin, iMax] = indexRange(idxT, (sIdx ? src : dst).partNum);
   const sReg = src.tensor.region;
   const dReg = dst.tensor.region;
-  for (let k = 0; k < walks.length; k++) {
-    const w = walks[k];
-    const n = plan !== null ? plan.counts[k] : countPieces(w, packetBytes);
+  const nWalks = plan !== null ? plan.walks.length : walks.length;
+  for (let k = 0; k < nWalks; k++) {
+    const n = plan !== null ? plan.counts[k] : countPieces(walks[k], packetBytes);
     if (n > ctx.ringSize) {
       throw lowerError(
         lab,
@@ -56,13 +58,16 @@ export function checkBounds(
     total += n;
     let sl: number, sh: number, dl: number, dh: number;
     if (plan !== null) {
+      // the plan's ranges, moved to the walk's addresses
       const pw = plan.walks[k];
-      sl = w.srcAddr + pw.srcLo;
-      sh = w.srcAddr + pw.srcHi;
-      dl = w.dstAddr + pw.dstLo;
-      dh = w.dstAddr + pw.dstHi;
+      const ws = b.planSrc + pw.srcOff;
+      const wd = b.planDst + pw.dstOff;
+      sl = ws + pw.srcLo;
+      sh = ws + pw.srcHi;
+      dl = wd + pw.dstLo;
+      dh = wd + pw.dstHi;
     } else {
-      [sl, sh, dl, dh] = walkRanges(w, iMin, iMax);
+      [sl, sh, dl, dh] = walkRanges(walks[k], iMin, iMax);
     }
     if (
       sl < sReg.base ||

@@ -29,6 +29,8 @@ export interface LowerCtx {
   ringSize: number;
   maxNests: number;
   keep: boolean;
+  /** Hold host-plan DMAs as table rows only (LowerOptions.compact). */
+  compact: boolean;
   /** Next channel per queue. */
   nextChannel: Map<DmaQueue, number>;
   packetBytes: ((d: PacketInfo) => number) | null;
@@ -45,6 +47,7 @@ export interface LowerCtx {
  * BD counts and its byte ranges relative to each walk's addresses).
  */
 export interface HostPlan {
+  elemSize: number;
   walks: HostWalk[];
   /** BD pairs of each walk without a packet byte size (shared by the DMAs of the plan). */
   counts: readonly number[];
@@ -64,6 +67,14 @@ export interface HostWalk {
   dstHi: number;
 }
 
+/** Compares one side's dims with `key` from `k`: the next k, or -1 when they differ. */
+function sameSide(key: readonly number[], k: number, ap: AccessPattern): number {
+  if (key[k++] !== ap.partStep || key[k++] !== ap.partNum || key[k++] !== ap.free.length) return -1;
+  const f = ap.free;
+  for (let i = 0; i < f.length; i++) if (key[k++] !== f[i]) return -1;
+  return k;
+}
+
 /** What a host plan depends on: both sides' dims (partition first, then the free [step, num]s) and the element size. */
 function sameShape(
   key: readonly number[],
@@ -72,25 +83,20 @@ function sameShape(
   es: number,
 ): boolean {
   if (key[0] !== es) return false;
-  let k = 1;
-  for (const ap of [src, dst]) {
-    if (key[k++] !== ap.partStep || key[k++] !== ap.partNum || key[k++] !== ap.free.length)
-      return false;
-    const f = ap.free;
-    for (let i = 0; i < f.length; i++) if (key[k++] !== f[i]) return false;
-  }
-  return k === key.length;
+  const k = sameSide(key, 1, src);
+  return k >= 0 && sameSide(key, k, dst) === key.length;
+}
+
+function hashSide(h: number, ap: AccessPattern): number {
+  h = Math.imul(h ^ ap.partStep, 0x9e3779b1);
+  h = Math.imul(h ^ ap.partNum, 0x85ebca77);
+  const f = ap.free;
+  for (let i = 0; i < f.length; i++) h = Math.imul(h ^ f[i], 0xc2b2ae3d);
+  return h;
 }
 
 function shapeHash(src: AccessPattern, dst: AccessPattern, es: number): number {
-  let h = es | 0;
-  for (const ap of [src, dst]) {
-    h = Math.imul(h ^ ap.partStep, 0x9e3779b1);
-    h = Math.imul(h ^ ap.partNum, 0x85ebca77);
-    const f = ap.free;
-    for (let i = 0; i < f.length; i++) h = Math.imul(h ^ f[i], 0xc2b2ae3d);
-  }
-  return h;
+  return hashSide(hashSide(es | 0, src), dst);
 }
 
 /** Host plans by the shapes of their two access patterns (a hash of the dims, then the dims compared). */
@@ -159,15 +165,18 @@ export class DmaBuild {
   /** A DGE backend builds the descriptors (not the host). */
   readonly dge: boolean;
   readonly ec: EmitContext;
-  /** What the BDs are expanded from: one walk per 64-byte descriptor (or host transfer). */
-  readonly walks: Walk[] = [];
+  /**
+   * What the BDs are expanded from: one walk per 64-byte descriptor (or host transfer). A host
+   * plan's walks are added by addPlanWalks only when the record needs them.
+   */
+  walks: Walk[] = NONE;
   /** Channel programs (kept only when the records are). */
   streams: LoweredStream[] = NONE;
   /** A destination reduce's DIRECT2D descriptors, in order. */
   reduceDescriptors: DgeDescriptor[] = NONE;
   dgeDescriptors = 0;
   /** BD pairs of each walk (bounds.ts). */
-  pieces: number[] = [];
+  pieces: number[] = NONE;
   /** BD pairs of all walks. */
   total = 0;
   /** Byte ranges the DMA reads and writes, [lo, hi) (bounds.ts). */
@@ -175,8 +184,10 @@ export class DmaBuild {
   srcHi = -Infinity;
   dstLo = Infinity;
   dstHi = -Infinity;
-  /** The host plan the walks come from (affine.ts), or null. */
+  /** The host plan the walks come from (affine.ts), or null; and the two sides' start addresses it is moved to. */
   plan: HostPlan | null = null;
+  planSrc = 0;
+  planDst = 0;
   /** The channel the next descriptor program goes to. */
   private ch: number;
 
@@ -212,7 +223,25 @@ export class DmaBuild {
 
   /** A host-built transfer (backend none): one walk, no descriptor. */
   addWalk(w: Walk): void {
+    if (this.walks === NONE) this.walks = [];
     this.walks.push(w);
+  }
+
+  /** The host plan's walks, moved to the DMA's two start addresses (planSrc, planDst). */
+  addPlanWalks(): void {
+    const plan = this.plan!;
+    for (const w of plan.walks) {
+      this.addWalk({
+        type: 'affine',
+        elemSize: plan.elemSize,
+        srcAddr: this.planSrc + w.srcOff,
+        dstAddr: this.planDst + w.dstOff,
+        srcNum: w.srcNum,
+        srcStep: w.srcStep,
+        dstNum: w.dstNum,
+        dstStep: w.dstStep,
+      });
+    }
   }
 
   /**
@@ -230,7 +259,7 @@ export class DmaBuild {
           p.actual,
         );
       }
-      this.walks.push(walkOf(d));
+      this.addWalk(walkOf(d));
     }
     this.dgeDescriptors += descs.length;
     if (this.ctx.keep) {

@@ -55,3 +55,4 @@ export {
   type Walk,
 } from './expand.ts';
 export { DescriptorStream } from './bds.ts';
+export { DmaTable } from './table.ts';

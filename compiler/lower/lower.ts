@@ -33,6 +33,7 @@ import { checkBounds } from './bounds.ts';
 import { DmaBuild, HostPlans, dmaLabel, lowerError, type LowerCtx } from './context.ts';
 import { COMPUTE_OP, transferDir, type EmitContext } from './emit.ts';
 import { lowerIndexed } from './indexed.ts';
+import { DmaTable } from './table.ts';
 import {
   DEFAULT_MAX_DESC_PER_PACKET,
   DEFAULT_MAX_NESTS,
@@ -71,6 +72,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     ringSize: opts.ringSize ?? DEFAULT_RING_SIZE,
     maxNests: opts.maxNests ?? DEFAULT_MAX_NESTS,
     keep: opts.keepRecords !== false,
+    compact: opts.compact !== false,
     nextChannel: new Map(),
     packetBytes: opts.packetBytes ?? null,
     dmaMask: opts.dmaMask ?? null,
@@ -91,16 +93,28 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
       });
     }
   }
-  const queues: LoweredQueue[] = m.queues.map((queue) => ({
-    queue,
-    dmas: [],
-    channels: Math.max(1, Math.min(queue.dmaEngines, DGE_DMA_CHANNELS)),
-    descriptors: 0,
-    bytes: 0,
-    maxWalk: 0,
-  }));
+  let rows = 0;
+  for (const f of m.functions) {
+    for (const bb of f.blocks) {
+      const instrs = bb.instrs;
+      for (let k = 0; k < instrs.length; k++) if (isLowered(instrs[k])) rows++;
+    }
+  }
+  const table = new DmaTable(m, rows);
+  const queues: LoweredQueue[] = m.queues.map((queue) =>
+    withDmas(
+      {
+        queue,
+        count: 0,
+        channels: Math.max(1, Math.min(queue.dmaEngines, DGE_DMA_CHANNELS)),
+        descriptors: 0,
+        bytes: 0,
+        maxWalk: 0,
+      },
+      () => table.allRecords().filter((d) => d.queue === queue),
+    ),
+  );
   const blocks: LoweredBlock[] = [];
-  const dmas: LoweredDma[] = [];
   const byBackend: Record<Backend, number> = { none: 0, pool: 0, software: 0, rtl: 0 };
   let executed = 0;
   let dgeDescs = 0;
@@ -108,51 +122,74 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
   let execBytes = 0;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
-      const lb: LoweredBlock = {
-        fn: f.name,
-        name: bb.name,
-        iterations: bb.loop ? bb.loop.iterations : 1,
-        dmas: [],
-      };
-      for (const I of bb.instrs) {
-        if (!isDMAFamily(I.op) || I.src === null || I.dst === null) continue;
-        const d = lowerDma(ctx, I);
-        lb.dmas.push(d);
-        dmas.push(d);
-        const q = queues[d.queue.index];
-        q.dmas.push(d);
-        q.descriptors += d.descriptors;
-        q.bytes += d.bytes;
-        if (d.reduceDescriptors.length === 0)
-          for (const p of d.pieces) if (p > q.maxWalk) q.maxWalk = p;
-        byBackend[d.backend]++;
-        dgeDescs += d.dgeDescriptors;
-        executed += lb.iterations;
-        execDescs += d.descriptors * lb.iterations;
-        execBytes += d.bytes * lb.iterations;
+      const first = table.size;
+      const iterations = bb.loop ? bb.loop.iterations : 1;
+      const instrs = bb.instrs;
+      for (let k = 0; k < instrs.length; k++) {
+        const I = instrs[k];
+        if (!isLowered(I)) continue;
+        const d = lowerDma(ctx, I, table);
+        const q = queues[table.queue[d]];
+        q.count++;
+        q.descriptors += table.descriptors[d];
+        q.bytes += table.bytes[d];
+        if (table.reduce[d] === 0 && table.maxWalk[d] > q.maxWalk) q.maxWalk = table.maxWalk[d];
+        byBackend[table.backendOf(d)]++;
+        dgeDescs += table.dgeDescriptors[d];
+        executed += iterations;
+        execDescs += table.descriptors[d] * iterations;
+        execBytes += table.bytes[d] * iterations;
       }
-      blocks.push(lb);
+      const count = table.size - first;
+      blocks.push(
+        withDmas({ fn: f.name, name: bb.name, iterations, first, count }, () =>
+          table.allRecords().slice(first, first + count),
+        ),
+      );
     }
   }
-  return {
-    module: m,
-    maxDescPerPacket: ctx.maxPerPacket,
-    queues,
-    blocks,
-    dmas,
-    totals: {
-      dmas: dmas.length,
-      executed,
-      dgeDescriptors: dgeDescs,
-      descriptors: execDescs,
-      bytes: execBytes,
-      byBackend,
+  return withDmas(
+    {
+      module: m,
+      maxDescPerPacket: ctx.maxPerPacket,
+      queues,
+      blocks,
+      table,
+      totals: {
+        dmas: table.size,
+        executed,
+        dgeDescriptors: dgeDescs,
+        descriptors: execDescs,
+        bytes: execBytes,
+        byBackend,
+      },
     },
-  };
+    () => table.allRecords(),
+  );
 }
 
-/** Lowers one DMA: the checks every DMA passes, then its affine or indexed part and its bounds. */
-function lowerDma(ctx: LowerCtx, I: Instr): LoweredDma {
+/** A DMA with both access patterns: what the lowering lowers. */
+function isLowered(I: Instr): boolean {
+  return isDMAFamily(I.op) && I.src !== null && I.dst !== null;
+}
+
+/** `o` with an enumerable `dmas` that is `make()`, made on first access and kept. */
+function withDmas<T extends object>(
+  o: T,
+  make: () => LoweredDma[],
+): T & { readonly dmas: LoweredDma[] } {
+  let dmas: LoweredDma[] | null = null;
+  return Object.defineProperty(o, 'dmas', {
+    enumerable: true,
+    get: () => (dmas ??= make()),
+  }) as T & { readonly dmas: LoweredDma[] };
+}
+
+/**
+ * Lowers one DMA: the checks every DMA passes, then its affine or indexed part and its bounds.
+ * Adds its row to `table` (compact when its walks are its host plan's) and returns the row.
+ */
+function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
   const m = ctx.m;
   const lab = dmaLabel(I);
   const src = I.src!;
@@ -277,8 +314,14 @@ function lowerDma(ctx: LowerCtx, I: Instr): LoweredDma {
           elements: src.numElements,
           arch: m.arch,
         });
+  // a host plan's walks, counted without a packet byte size, are the plan's: a compact row holds
+  // them; any other DMA's record keeps them
+  const compact = ctx.compact && b.plan !== null && packetBytes === 0;
+  if (b.plan !== null && !compact) b.addPlanWalks();
   checkBounds(b, src, dst, sIdx, dIdx, packetBytes);
-  return {
+  if (compact)
+    return table.addPlan(b, srcBytes, ec.priorityClass, dge ? channelMask : 0, ec.computeOp);
+  return table.add({
     instr: I,
     label: lab,
     queue,
@@ -299,5 +342,5 @@ function lowerDma(ctx: LowerCtx, I: Instr): LoweredDma {
     packetBytes,
     channelMask: dge ? channelMask : 0,
     reduceDescriptors: b.reduceDescriptors,
-  };
+  });
 }

@@ -9,6 +9,7 @@ import { DESC_PER_PKT, MAX_RING_SIZE } from '../../csr/formats/ring.ts';
 import type { DmaQueue, Instr, Module, Tensor } from '../ir/module.ts';
 import type { Backend, BackendAvailability } from './backend.ts';
 import type { Walk } from './expand.ts';
+import type { DmaTable } from './table.ts';
 import type { DgeShape } from './shape.ts';
 
 /** Descriptors per packet the lowering emits (the engine's max_desc_per_pkt is 64 + 1). */
@@ -33,6 +34,11 @@ export interface LowerOptions {
   maxNests?: number;
   /** Keep the micro-op streams and 64-byte descriptors (default true). */
   keepRecords?: boolean;
+  /**
+   * Hold a DMA whose walks are its host plan's as a table row only, its LoweredDma made when it is
+   * asked for (default true); false keeps every record as the lowering built it.
+   */
+  compact?: boolean;
   /**
    * The packet byte size of a DMA (0: packets are bounded by maxDescPerPacket only): the flow
    * gives the DGE host table's per-class bytes per packet (+0x18) and the CCE prio cap here
@@ -111,7 +117,10 @@ export interface LoweredDma {
 
 export interface LoweredQueue {
   queue: DmaQueue;
-  dmas: LoweredDma[];
+  /** Its DMAs' records (made on first access from the program's table). */
+  readonly dmas: LoweredDma[];
+  /** Number of its DMAs. */
+  count: number;
   /** Channels its DMAs rotate over: min(queue.dmaEngines, 16). */
   channels: number;
   /** BD pairs of one pass over its DMAs (loop bodies once). */
@@ -126,7 +135,11 @@ export interface LoweredBlock {
   name: string;
   /** 1, or the loop's iteration count. */
   iterations: number;
-  dmas: LoweredDma[];
+  /** Its DMAs: rows first .. first + count - 1 of the program's table. */
+  first: number;
+  count: number;
+  /** Their records (made on first access). */
+  readonly dmas: LoweredDma[];
 }
 
 export interface LoweredProgram {
@@ -135,8 +148,10 @@ export interface LoweredProgram {
   queues: LoweredQueue[];
   /** Blocks in execution order (functions in declaration order). */
   blocks: LoweredBlock[];
-  /** Every DMA once, in program order. */
-  dmas: LoweredDma[];
+  /** Every DMA once, in program order: one row each (the columns the flow reads). */
+  table: DmaTable;
+  /** Every DMA's record, in program order (made on first access from the table). */
+  readonly dmas: LoweredDma[];
   totals: {
     dmas: number;
     /** DMAs executed (loop bodies counted per iteration). */

@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ProgramBuilder, type BlockBuilder } from '../../../compiler/ir/builder.ts';
+import { AccessPattern } from '../../../compiler/ir/access-pattern.ts';
 import type { Module } from '../../../compiler/ir/module.ts';
 import {
   decodeElement,
   elementAddresses,
+  elementRuns,
   encodeElement,
   fromBf16,
   fromHalf,
@@ -274,6 +276,15 @@ describe('reference interpreter: contiguous runs', () => {
     return written;
   }
 
+  /** interpret() leaves the bytes and written masks of the element-by-element walk. */
+  function expectElementwise(m: Module, seed: number): void {
+    const want = initialImage(m, seed);
+    const wantWritten = elementwise(m, want);
+    const got = interpret(m, initialImage(m, seed));
+    expect(got.image.regions[0].bytes).toEqual(want.regions[0].bytes);
+    expect(got.written).toEqual(wantWritten);
+  }
+
   // copies inside one fp32 tensor of 64 elements: runs that overlap forwards, backwards or not at
   // all, strided walks and negative steps, so some DMAs move by runs and some element by element
   const dmaArb = fc.record({
@@ -315,14 +326,105 @@ describe('reference interpreter: contiguous runs', () => {
           made++;
         }
         if (made === 0) return;
-        const m = b.build();
-        const want = initialImage(m, 7);
-        const wantWritten = elementwise(m, want);
-        const got = interpret(m, initialImage(m, 7));
-        expect(got.image.regions[0].bytes).toEqual(want.regions[0].bytes);
-        expect(got.written).toEqual(wantWritten);
+        expectElementwise(b.build(), 7);
       }),
       { seed: 20261203, numRuns: 400 },
+    );
+  });
+
+  // patterns of up to three free dims (steps that continue a row, skip, repeat or go back), some
+  // through an index tensor: the runs, expanded, are the element addresses, and no run continues
+  // the one before it
+  const apArb = fc.record({
+    offset: fc.integer({ min: 0, max: 40 }),
+    partStep: fc.constantFrom(0, 1, 4, 6, 24, -6),
+    partNum: fc.integer({ min: 1, max: 4 }),
+    free: fc.array(
+      fc.tuple(fc.constantFrom(0, 1, 1, 2, 3, 6, -1), fc.integer({ min: 0, max: 4 })),
+      { maxLength: 3 },
+    ),
+    indexed: fc.boolean(),
+  });
+
+  it('walks an access pattern as the maximal runs of its element addresses', () => {
+    const m = program(() => {});
+    const image = initialImage(m);
+    const t = m.tensors.find((x) => x.name === 'm')!;
+    const idx = m.tensors.find((x) => x.name === 'idx')!;
+    fc.assert(
+      fc.property(apArb, (a) => {
+        const ap = new AccessPattern(
+          t,
+          a.offset,
+          a.partStep,
+          a.indexed ? Math.min(a.partNum, 3) : a.partNum,
+          a.free.flat(),
+          null,
+          a.indexed ? { indexTensor: idx } : null,
+        );
+        // every walk visits at least one element per row, as elementAddresses writes them
+        const rows = ap.partNum * a.free.slice(0, -1).reduce((x, [, n]) => x * Math.max(n, 1), 1);
+        const cap = Math.max(ap.numElements, rows * Math.max(1, a.free.at(-1)?.[1] ?? 1));
+        const want = new Float64Array(cap);
+        elementAddresses(ap, image, want);
+        const addr = new Float64Array(cap);
+        const len = new Float64Array(cap);
+        const runs = elementRuns(ap, image, addr, len);
+        const got: number[] = [];
+        for (let r = 0; r < runs; r++) {
+          if (r > 0) expect(addr[r]).not.toBe(addr[r - 1] + len[r - 1] * 4);
+          for (let k = 0; k < len[r]; k++) got.push(addr[r] + 4 * k);
+        }
+        expect(got).toEqual([...want]);
+      }),
+      { seed: 20261201, numRuns: 600 },
+    );
+  });
+
+  it('moves the bytes an element-by-element walk moves over two free dims, with index tensors', () => {
+    const dims = fc.record({
+      src: fc.integer({ min: 0, max: 16 }),
+      dst: fc.integer({ min: 0, max: 16 }),
+      parts: fc.integer({ min: 1, max: 3 }),
+      partStep: fc.constantFrom(4, 8, 16, 12),
+      outer: fc.tuple(fc.constantFrom(2, 4, 8), fc.integer({ min: 1, max: 3 })),
+      inner: fc.tuple(fc.constantFrom(1, 1, 2), fc.integer({ min: 1, max: 4 })),
+      other: fc.boolean(),
+      indexed: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(dims, { minLength: 1, maxLength: 5 }), (dmas) => {
+        const b = new ProgramBuilder({ name: 'runs2', arch: 30 });
+        b.region({ name: 'sb', type: 'sb', base: 0x2000_0000, size: 0x1000 });
+        b.tensor({ name: 'a', region: 'sb', dtype: 'fp32', shape: [128], init: [] });
+        b.tensor({ name: 'b', region: 'sb', offset: 0x200, dtype: 'fp32', shape: [128] });
+        b.tensor({
+          name: 'iv',
+          region: 'sb',
+          offset: 0x400,
+          dtype: 'uint32',
+          shape: [3],
+          init: [2, 0, 1],
+        });
+        const e = b.function('main').block('e');
+        for (const d of dmas) {
+          const free = [d.outer, d.inner] as [number, number][];
+          // at most 16 + 2 * 16 + 2 * 8 + 3 * 2 = 70: inside the 128 elements
+          const ap = (tensor: string, offset: number, idx: boolean) => ({
+            tensor,
+            offset,
+            partition: [d.partStep, d.parts] as [number, number],
+            free,
+            ...(idx ? { dynamic: { vector: { indexTensor: 'iv' } } } : {}),
+          });
+          e.copy({
+            src: ap('a', d.src, d.indexed),
+            dst: ap(d.other ? 'b' : 'a', d.dst, false),
+          });
+        }
+        expectElementwise(b.build(), 3);
+      }),
+      { seed: 20261202, numRuns: 200 },
     );
   });
 });

@@ -1,0 +1,101 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MemoryImage } from '../../compiler/interp/memory.ts';
+import type { Module } from '../../compiler/ir/module.ts';
+import type { Device } from '../../csr/io.ts';
+import { compare, countNonZero, sameBytes } from '../../flow/verify.ts';
+
+/** The byte-by-byte comparison compare() must agree with. */
+function naive(got: Uint8Array[], want: MemoryImage, written: Uint8Array[], m: Module) {
+  let destinationBytes = 0;
+  let mismatches = 0;
+  const samples: unknown[] = [];
+  want.regions.forEach((r, i) => {
+    for (let k = 0; k < r.size; k++) {
+      if (written[i][k] !== 0) destinationBytes++;
+      if (got[i][k] !== r.bytes[k]) {
+        mismatches++;
+        if (samples.length < 16) {
+          const addr = r.base + k;
+          const t = m.tensors.find((x) => addr >= x.address && addr < x.address + x.byteSize);
+          samples.push({
+            address: `0x${addr.toString(16)}`,
+            region: r.name,
+            tensor: t ? t.name : null,
+            destination: written[i][k] !== 0,
+            expected: r.bytes[k],
+            actual: got[i][k],
+          });
+        }
+      }
+    }
+  });
+  return { destinationBytes, mismatches, samples };
+}
+
+/** `bytes` at byte offset `shift` of a fresh buffer (so views start unaligned). */
+function at(bytes: number[], shift: number): Uint8Array {
+  const u = new Uint8Array(bytes.length + shift).subarray(shift);
+  u.set(bytes);
+  return u;
+}
+
+describe('verify: the read-back comparison', () => {
+  const regionArb = fc.record({
+    size: fc.integer({ min: 0, max: 40 }),
+    fill: fc.integer({ min: 0, max: 3 }),
+    shift: fc.integer({ min: 0, max: 3 }),
+    flips: fc.array(fc.nat(), { maxLength: 20 }),
+    maskFlips: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 30 }),
+  });
+
+  it('counts, finds and samples what a byte-by-byte comparison does, on aligned and unaligned arrays', () => {
+    fc.assert(
+      fc.property(fc.array(regionArb, { minLength: 1, maxLength: 3 }), (rs) => {
+        let base = 0x1000;
+        const regions = rs.map((r, i) => {
+          const bytes = Array.from({ length: r.size }, (_, k) => (k * 7 + r.fill) & 0xff);
+          const reg = { name: `r${i}`, base, size: r.size, bytes: at(bytes, r.shift) };
+          base += 0x100;
+          return reg;
+        });
+        const want = new MemoryImage(regions);
+        const got = rs.map((r, i) => {
+          const g = regions[i].bytes.slice();
+          for (const f of r.flips) if (r.size > 0) g[f % r.size] ^= 1 + (f & 7);
+          return g;
+        });
+        const written = rs.map((r) => {
+          const w = at(new Array<number>(r.size).fill(0), (r.shift + 1) & 3);
+          for (const [k, v] of r.maskFlips) if (r.size > 0) w[k % r.size] = v;
+          return w;
+        });
+        const m = {
+          tensors: [
+            { name: 't0', address: 0x1004, byteSize: 8 },
+            { name: 't1', address: 0x1100, byteSize: 64 },
+          ],
+        } as unknown as Module;
+        const device = {
+          memory: {
+            read: (addr: number, dst: Uint8Array) => {
+              const i = regions.findIndex((x) => x.base === addr);
+              dst.set(got[i].subarray(0, dst.length));
+            },
+          },
+        } as unknown as Device;
+        const v = compare(device, want, written, m);
+        const n = naive(got, want, written, m);
+        expect(v.destinationBytes).toBe(n.destinationBytes);
+        expect(v.mismatches).toBe(n.mismatches);
+        expect(v.samples).toEqual(n.samples);
+        expect(v.checkedBytes).toBe(rs.reduce((a, r) => a + r.size, 0));
+        written.forEach((w) => expect(countNonZero(w)).toBe(w.filter((x) => x !== 0).length));
+        got.forEach((g, i) =>
+          expect(sameBytes(g, regions[i].bytes)).toBe(g.every((x, k) => x === regions[i].bytes[k])),
+        );
+      }),
+      { seed: 20261204, numRuns: 500 },
+    );
+  });
+});
