@@ -94,6 +94,8 @@ export class ArbitrationPipeline {
   private readonly burst: Int32Array;
   /** Bits set in the arbiter's `ready` array by the last decision. */
   private readyBits = 0;
+  /** The scheduler picks by the ready mask alone (round robin): its per-queue inputs unused. */
+  private maskOnly = false;
   private readonly all: number;
 
   constructor(c: UdmaCore, m2s: MockRegisterFile) {
@@ -182,6 +184,11 @@ export class ArbitrationPipeline {
     mode.pktMode = m.pktMode;
     mode.incFactor = m.incFactor;
     mode.weightInc = m.weightInc;
+    this.maskOnly = mode.forceRR && c.queues <= 31;
+    if (this.maskOnly) {
+      for (let b = this.readyBits; b !== 0; b &= b - 1) a.ready[31 - Math.clz32(b & -b)] = 0;
+      this.readyBits = 0;
+    }
     this.configDirty = false;
     this.invalidate();
   }
@@ -239,7 +246,11 @@ export class ArbitrationPipeline {
       const n = partial ? -burst[q] : burst[q];
       const first = f.fetchOff[q];
       const got = fetchBurst(c, f, cfg, q, n, tx);
-      if (got > 0 || f.blocked[q] !== FETCH_OK) this.stale |= 1 << q;
+      if (got > 0 && f.blocked[q] === FETCH_OK && (this.cand & (1 << q)) !== 0) {
+        // A candidate stays one (its head packet and RX room only gain entries): no recompute,
+        // only the RX look classify would have asked for.
+        this.rxCheck |= 1 << q;
+      } else if (got > 0 || f.blocked[q] !== FETCH_OK) this.stale |= 1 << q;
       // A queue that stopped short (stale or unmapped descriptor) is not asked again now.
       if (got < n) skip |= 1 << q;
       if (got > 0) {
@@ -378,34 +389,45 @@ export class ArbitrationPipeline {
     // 2. Candidates past the rate limiters.
     const arb = this.arbiter;
     const limits = this.limits;
-    for (let b = this.readyBits; b !== 0; b &= b - 1) arb.ready[31 - Math.clz32(b & -b)] = 0;
     let ready = 0;
     let held = 0;
     let wait = Infinity;
-    const rl = this.m2sCfg.anyRlArmed;
-    const armed = this.m2sCfg.rlArmed;
-    for (let b = this.cand; b !== 0; b &= b - 1) {
-      const q = 31 - Math.clz32(b & -b);
-      const w = rl && armed[q] !== 0 ? limits.queueWait(q) : 0;
-      if (w > 0) {
-        wait = Math.min(wait, w);
-        held++;
-        continue;
+    if (!this.m2sCfg.anyRlArmed) {
+      ready = this.cand;
+    } else {
+      const armed = this.m2sCfg.rlArmed;
+      for (let b = this.cand; b !== 0; b &= b - 1) {
+        const q = 31 - Math.clz32(b & -b);
+        const w = armed[q] !== 0 ? limits.queueWait(q) : 0;
+        if (w > 0) {
+          wait = Math.min(wait, w);
+          held++;
+          continue;
+        }
+        ready |= 1 << q;
       }
-      arb.ready[q] = 1;
-      arb.cost[q] = this.headBytes[q];
-      ready |= 1 << q;
-    }
-    if (ready !== 0 && this.m2sCfg.streamRlArmed) {
-      const w = limits.streamWait();
-      if (w > 0) {
-        for (let b = ready; b !== 0; b &= b - 1) arb.ready[31 - Math.clz32(b & -b)] = 0;
-        ready = 0;
-        held++;
-        wait = w;
+      if (ready !== 0 && this.m2sCfg.streamRlArmed) {
+        const w = limits.streamWait();
+        if (w > 0) {
+          ready = 0;
+          held++;
+          wait = w;
+        }
       }
     }
-    this.readyBits = ready;
+    // The arbiter's per-queue inputs, only for the modes that read them (round robin over the
+    // ready mask needs none).
+    if (ready !== this.readyBits && !this.maskOnly) {
+      for (let b = this.readyBits; b !== 0; b &= b - 1) arb.ready[31 - Math.clz32(b & -b)] = 0;
+      for (let b = ready; b !== 0; b &= b - 1) arb.ready[31 - Math.clz32(b & -b)] = 1;
+      this.readyBits = ready;
+    }
+    if (!this.maskOnly) {
+      for (let b = ready; b !== 0; b &= b - 1) {
+        const q = 31 - Math.clz32(b & -b);
+        arb.cost[q] = this.headBytes[q];
+      }
+    }
     if (ready === 0) {
       if (this.flushCompletions()) return true;
       if (wait === Infinity) return false;
