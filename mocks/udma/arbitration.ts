@@ -46,10 +46,10 @@ export const STAGE_COMPLETION = 2;
 export const STAGE_RATE_LIMITER = 3;
 
 // Why a queue with work is not a candidate (per queue, `why`).
-const W_CANDIDATE = 0;
+export const W_CANDIDATE = 0;
 const W_PREFETCH = 1;
 const W_HELD = 2;
-const W_OTHER = 3;
+export const W_OTHER = 3;
 
 export class ArbitrationPipeline {
   readonly arbiter: Arbiter;
@@ -65,12 +65,14 @@ export class ArbitrationPipeline {
   readonly s2mComp: CompletionUnit;
   /** A configuration register was written since the configuration was decoded. */
   configDirty = true;
-  private readonly c: UdmaCore;
-  private readonly txPref = new PrefetchArbiter();
-  private readonly rxPref = new PrefetchArbiter();
+  // The decision state below is shared with the streaming path (stream.ts), which takes the same
+  // decisions for runs of single-descriptor packets.
+  readonly c: UdmaCore;
+  readonly txPref = new PrefetchArbiter();
+  readonly rxPref = new PrefetchArbiter();
   private readonly m2sSide: CompletionSide;
   private readonly s2mSide: CompletionSide;
-  private readonly mode: ArbiterMode = {
+  readonly mode: ArbiterMode = {
     forceRR: true,
     enDwrr: false,
     pktMode: false,
@@ -78,24 +80,28 @@ export class ArbitrationPipeline {
     weightInc: 0,
   };
   /** Queues with TX descriptors handed over and not consumed. */
-  private work = 0;
+  work = 0;
   /** Queues whose candidate state must be recomputed. */
-  private stale = -1;
+  stale = -1;
   /** Per half: queues the prefetch arbiter must look at (something changed for them). */
-  private txCheck = -1;
-  private rxCheck = -1;
+  txCheck = -1;
+  rxCheck = -1;
   /** Scheduler candidates (before the rate limiters). */
-  private cand = 0;
-  private readonly why: Uint8Array;
+  cand = 0;
+  readonly why: Uint8Array;
   /** Head packet of each queue (valid while `why` is W_CANDIDATE or W_HELD): descriptors, bytes. */
-  private readonly headDescs: Int32Array;
-  private readonly headBytes: Float64Array;
+  readonly headDescs: Int32Array;
+  readonly headBytes: Float64Array;
   /** Scratch: the burst each queue may fetch (burstFor), per prefetch pass. */
   private readonly burst: Int32Array;
   /** Bits set in the arbiter's `ready` array by the last decision. */
   private readyBits = 0;
   /** The scheduler picks by the ready mask alone (round robin): its per-queue inputs unused. */
-  private maskOnly = false;
+  maskOnly = false;
+  /** The queue the last packet was served from (-1: none yet, or it faulted). */
+  lastServed = -1;
+  /** Packets served by the streaming path (stream.ts). */
+  streamed = 0;
   private readonly all: number;
 
   constructor(c: UdmaCore, m2s: MockRegisterFile) {
@@ -197,7 +203,7 @@ export class ArbitrationPipeline {
    * How many descriptors queue q of a half may fetch now: n (a burst of at least the minimum),
    * -n (a partial burst, short of the minimum, of a queue that cannot move without it), or 0.
    */
-  private burstFor(f: DescFifo, st: HalfState, cfg: HalfConfig, q: number, tx: boolean): number {
+  burstFor(f: DescFifo, st: HalfState, cfg: HalfConfig, q: number, tx: boolean): number {
     if (cfg.prefEnabled[q] === 0 || st.stalled[q] !== 0) return 0;
     const avail = unfetched(st, f, q, cfg.ringLen[q]);
     if (avail === 0) return 0;
@@ -470,6 +476,7 @@ export class ArbitrationPipeline {
     this.stale |= 1 << q;
     this.txCheck |= 1 << q;
     this.rxCheck |= 1 << q;
+    this.lastServed = moved < 0 ? -1 : q;
     if (moved < 0) return;
     // Time: one cycle per descriptor plus the bytes at bytesPerCycle.
     c.cycle += nTx + Math.ceil(moved / c.bytesPerCycle);
