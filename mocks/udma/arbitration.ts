@@ -37,6 +37,7 @@ import {
 } from './prefetch.ts';
 import type { MockRegisterFile } from '../register-file.ts';
 import { RateLimitStage } from './rate-limit-stage.ts';
+import type { StreamScratch } from './stream.ts';
 import { servePacket } from './walk.ts';
 
 /** The stages of the pipeline, by their index in TRACE_STAGES (service-trace.ts). */
@@ -100,8 +101,9 @@ export class ArbitrationPipeline {
   maskOnly = false;
   /** The queue the last packet was served from (-1: none yet, or it faulted). */
   lastServed = -1;
-  /** Packets served by the streaming path (stream.ts). */
+  /** Packets served by the streaming path (stream.ts), and its scratch. */
   streamed = 0;
+  streamScratch: StreamScratch | null = null;
   private readonly all: number;
 
   constructor(c: UdmaCore, m2s: MockRegisterFile) {
@@ -211,7 +213,7 @@ export class ArbitrationPipeline {
     const short = !tx && this.headBytes[q] > f.bytes[q];
     const room = short ? avail : this.m2sCfg.fifoDepth - f.count[q];
     if (room <= 0) return 0;
-    const min = f.count[q] < cfg.prefThr ? cfg.minBurstBelow : cfg.minBurstAbove;
+    const min = cfg.minBurst(f.count[q]);
     const n = Math.min(avail, room, cfg.maxBurst);
     if (n >= min) return n;
     const needed = tx ? f.lasts[q] === 0 : short || f.count[q] === 0;

@@ -10,33 +10,58 @@
  *   the ready mask (pref_force_rr, at most 31 queues);
  * - no completion entry waits and no queue with work updates its completion ring;
  * - every queue with work is a scheduler candidate (enabled, not stalled, not paused, its last
- *   fetch found a valid descriptor) whose head packet is one descriptor, and none but p would be
- *   granted a descriptor fetch (the prefetch filled them as far as its burst rules allow).
+ *   fetch found a valid descriptor) whose head packet is one descriptor, its rings each inside one
+ *   region, its prefetched descriptors still those in its rings, and none but p would be granted
+ *   a descriptor fetch (the prefetch filled them as far as its burst rules allow).
  * In that state every step is: the look at p's new head packet, p's descriptor fetches (the
- * prefetch arbiters' grants by the burst rules, burstFor and fetchBurst themselves), the
- * round-robin grant to the next candidate, and its packet moved within one region on each side
- * into one RX buffer. The path checks each step's conditions before it changes anything (every
- * descriptor the fetches may read included) and stops at the first step that does not fit (a
- * packet of several descriptors or RX buffers, a descriptor with a stale ring id or across a
- * region seam, a buffer across a seam or unmapped, an empty FIFO): the general step takes that one
- * from the same state.
+ * prefetch arbiters' grants by the burst rules of burstFor), the round-robin grant to the next
+ * candidate, and its packet moved within one region on each side into one RX buffer. The path
+ * checks each step's conditions before it changes anything (every descriptor the fetches read
+ * included) and stops at the first step that does not fit (a packet of several descriptors or RX
+ * buffers, a descriptor with a stale ring id, a buffer across a seam, unmapped or landing in a
+ * ring, an empty FIFO): the general step takes that one from the same state.
+ *
+ * The FIFOs' descriptors are the ring slots between the head and the next fetch, and nothing
+ * writes the rings while the path runs; so the path keeps only each FIFO's count and next fetch
+ * slot, reads a packet's descriptors from its ring when it is served, and writes the FIFO entries
+ * (and the head registers) once when it stops.
  */
 import { LEN_CTRL } from '../../csr/formats/bd.ts';
-import { nextRingId } from '../../csr/formats/ring.ts';
+import { inFlight, nextRingId } from '../../csr/formats/ring.ts';
+import type { MemoryRegion } from '../memory.ts';
 import { nextBit } from './arbiter.ts';
 import { STAGE_SCHEDULER, W_CANDIDATE, W_OTHER, type ArbitrationPipeline } from './arbitration.ts';
-import { advanceHead } from './core.ts';
+import type { HalfConfig } from './config.ts';
+import { TWO_POW_32, advanceSlot, writeHead, type HalfState } from './core.ts';
 import { copyBytes } from './memory-access.ts';
-import { FETCH_OK, fetchBurst, unfetched, type DescFifo } from './prefetch.ts';
-import type { MemoryRegion } from '../memory.ts';
+import { FETCH_OK, type DescFifo } from './prefetch.ts';
 
 const LAST = LEN_CTRL.LAST;
 const LEN_MASK = LEN_CTRL.LEN_MASK;
 const INT_EN = LEN_CTRL.INT_EN;
 const RID_SHIFT = LEN_CTRL.RING_ID_SHIFT;
 
+/** Per-queue scratch of the streaming path (one per pipeline, reused). */
+export class StreamScratch {
+  /** The region holding each queue's TX / RX ring, and the ring's byte offset in it. */
+  readonly txReg: (MemoryRegion | undefined)[];
+  readonly rxReg: (MemoryRegion | undefined)[];
+  readonly txAt: Float64Array;
+  readonly rxAt: Float64Array;
+  /** One step's prefetch grants of each half: first slot, descriptors. */
+  txGrants = new Int32Array(2 * 65);
+  rxGrants = new Int32Array(2 * 65);
+
+  constructor(n: number) {
+    this.txReg = new Array<MemoryRegion | undefined>(n).fill(undefined);
+    this.rxReg = new Array<MemoryRegion | undefined>(n).fill(undefined);
+    this.txAt = new Float64Array(n);
+    this.rxAt = new Float64Array(n);
+  }
+}
+
 /** True when the pipeline is in the state the streaming path starts from (see the banner). */
-function canStream(p: ArbitrationPipeline, last: number): boolean {
+function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boolean {
   const c = p.c;
   const m = p.m2sCfg;
   const s = p.s2mCfg;
@@ -49,7 +74,6 @@ function canStream(p: ArbitrationPipeline, last: number): boolean {
   const rx = c.rx;
   const txf = p.txFifo;
   const rxf = p.rxFifo;
-  const depth = m.fifoDepth;
   for (let b = work; b !== 0; b &= b - 1) {
     const q = 31 - Math.clz32(b & -b);
     if (q >= c.S.queues || p.headDescs[q] !== 1 || p.why[q] !== W_CANDIDATE) return false;
@@ -60,8 +84,157 @@ function canStream(p: ArbitrationPipeline, last: number): boolean {
     // No grant for any queue but `last` (burstFor never < 0 for a candidate).
     if (q !== last && (p.burstFor(txf, tx, m, q, true) > 0 || p.burstFor(rxf, rx, s, q, false) > 0))
       return false;
+    if (!ringHolds(p, sc, txf, tx, m, q, true) || !ringHolds(p, sc, rxf, rx, s, q, false))
+      return false;
+  }
+  const d = 2 * (m.fifoDepth + 1);
+  if (sc.txGrants.length < d) {
+    sc.txGrants = new Int32Array(d);
+    sc.rxGrants = new Int32Array(d);
   }
   return true;
+}
+
+/**
+ * Notes the region of queue q's ring on one half; true when the ring lies in one region and the
+ * FIFO holds exactly the descriptors its ring holds from the head on.
+ */
+function ringHolds(
+  p: ArbitrationPipeline,
+  sc: StreamScratch,
+  f: DescFifo,
+  st: HalfState,
+  cfg: HalfConfig,
+  q: number,
+  tx: boolean,
+): boolean {
+  const len = cfg.ringLen[q];
+  const base = cfg.ringBase[q];
+  const reg = p.c.mem.find(base, len * 16);
+  if (reg === undefined || len === 0) return false;
+  (tx ? sc.txReg : sc.rxReg)[q] = reg;
+  (tx ? sc.txAt : sc.rxAt)[q] = base - reg.base;
+  const n = f.count[q];
+  if (inFlight(len, f.fetchOff[q], f.fetchRid[q], st.headOff[q], st.headRid[q]) !== n) return false;
+  const dv = reg.dv;
+  let slot = st.headOff[q];
+  for (let i = 0; i < n; i++) {
+    const o = base - reg.base + slot * 16;
+    if (f.slotAt(q, i) !== slot || f.w0At(q, i) !== dv.getUint32(o, true)) return false;
+    if (f.addrAt(q, i) !== dv.getUint32(o + 8, true) + dv.getUint32(o + 12, true) * TWO_POW_32)
+      return false;
+    if (++slot === len) slot = 0;
+  }
+  return true;
+}
+
+/**
+ * The grants the prefetch of one half makes for queue q in one step (burstFor's rules, with the
+ * FIFO holding what it holds), each descriptor checked: written to `g`. Returns the number of
+ * grants, or -1 when a descriptor they would read has a stale ring id or lies past the ring.
+ */
+function grantsFor(
+  g: Int32Array,
+  sc: StreamScratch,
+  f: DescFifo,
+  st: HalfState,
+  cfg: HalfConfig,
+  depth: number,
+  q: number,
+  tx: boolean,
+): number {
+  const len = cfg.ringLen[q];
+  const dv = (tx ? sc.txReg : sc.rxReg)[q]!.dv;
+  const at = (tx ? sc.txAt : sc.rxAt)[q];
+  let count = f.count[q];
+  let off = f.fetchOff[q];
+  let rid = f.fetchRid[q];
+  let n = 0;
+  for (;;) {
+    const avail = inFlight(len, st.tailOff[q], st.tailRid[q], off, rid);
+    const room = depth - count;
+    if (avail === 0 || room <= 0) break;
+    const k = Math.min(avail, room, cfg.maxBurst);
+    if (k < cfg.minBurst(count)) break;
+    g[2 * n] = off;
+    g[2 * n + 1] = k;
+    n++;
+    count += k;
+    for (let j = 0; j < k; j++) {
+      if (off >= len || ((dv.getUint32(at + off * 16, true) >>> RID_SHIFT) & 3) !== rid) return -1;
+      if (++off === len) {
+        off = 0;
+        rid = nextRingId(rid);
+      }
+    }
+  }
+  return n;
+}
+
+/** Applies `n` grants of `g` to queue q's FIFO count and next fetch slot (and the log). */
+function applyGrants(
+  p: ArbitrationPipeline,
+  g: Int32Array,
+  f: DescFifo,
+  cfg: HalfConfig,
+  q: number,
+  n: number,
+  tx: boolean,
+): void {
+  const log = p.c.trace.enabled;
+  const len = cfg.ringLen[q];
+  (tx ? p.txPref : p.rxPref).pick(cfg, 1 << q);
+  for (let i = 0; i < n; i++) {
+    const k = g[2 * i + 1];
+    if (log) p.prefetches.record(tx ? 'm2s' : 's2m', q, g[2 * i], p.c.cycle, k);
+    f.count[q] += k;
+    for (let j = 0; j < k; j++) advanceSlot(f.fetchOff, f.fetchRid, q, len);
+  }
+}
+
+/** True when [dst, dst + n) in region r overlaps a ring of a queue in `work`. */
+function hitsRing(
+  p: ArbitrationPipeline,
+  sc: StreamScratch,
+  work: number,
+  r: MemoryRegion,
+  dst: number,
+  n: number,
+): boolean {
+  for (let b = work; b !== 0; b &= b - 1) {
+    const q = 31 - Math.clz32(b & -b);
+    const t = p.m2sCfg.ringBase[q];
+    const u = p.s2mCfg.ringBase[q];
+    if (sc.txReg[q] === r && dst < t + p.m2sCfg.ringLen[q] * 16 && t < dst + n) return true;
+    if (sc.rxReg[q] === r && dst < u + p.s2mCfg.ringLen[q] * 16 && u < dst + n) return true;
+  }
+  return false;
+}
+
+/** Writes queue q's FIFO entries from its ring (the slots from the head, as many as it counts). */
+function refill(
+  sc: StreamScratch,
+  f: DescFifo,
+  st: HalfState,
+  cfg: HalfConfig,
+  q: number,
+  tx: boolean,
+  zeroIs64k: boolean,
+): void {
+  const len = cfg.ringLen[q];
+  const dv = (tx ? sc.txReg : sc.rxReg)[q]!.dv;
+  const at = (tx ? sc.txAt : sc.rxAt)[q];
+  const n = f.count[q];
+  f.clearEntries(q);
+  let slot = st.headOff[q];
+  for (let i = 0; i < n; i++) {
+    const o = at + slot * 16;
+    const w0 = dv.getUint32(o, true);
+    const buf = dv.getUint32(o + 8, true) + dv.getUint32(o + 12, true) * TWO_POW_32;
+    const size = w0 & LEN_MASK || (tx && !zeroIs64k ? 0 : 65536);
+    f.push(q, w0, buf, slot, size);
+    if (++slot === len) slot = 0;
+  }
 }
 
 /** The region holding [addr, addr + n) (`hint` first), or undefined. */
@@ -77,7 +250,9 @@ function regionOf(p: ArbitrationPipeline, hint: MemoryRegion | null, addr: numbe
  */
 export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   let q = p.lastServed;
-  if (q < 0 || budget <= 0 || !canStream(p, q)) return 0;
+  if (q < 0 || budget <= 0) return 0;
+  const sc = (p.streamScratch ??= new StreamScratch(p.c.queues));
+  if (!canStream(p, q, sc)) return 0;
   const c = p.c;
   const m = p.m2sCfg;
   const s = p.s2mCfg;
@@ -85,17 +260,19 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   const rx = c.rx;
   const txf = p.txFifo;
   const rxf = p.rxFifo;
-  const mw = c.mw;
-  const sw = c.sw;
-  const M = c.M;
-  const S = c.S;
-  const mem = c.mem;
   const arb = p.arbiter;
   const depth = m.fifoDepth;
-  const log = c.trace.enabled;
-  const zeroIs64k = M.encode64k.isSet(mw);
+  const zeroIs64k = c.M.encode64k.isSet(c.mw);
+  const txReg = sc.txReg;
+  const rxReg = sc.rxReg;
+  const txAt = sc.txAt;
+  const rxAt = sc.rxAt;
   let sReg = c.srcRegion;
   let dReg = c.dstRegion;
+  /** A destination region no ring of a queue with work lies in. */
+  let safe: MemoryRegion | null = null;
+  let servedQueues = 0;
+  let touched = 1 << q;
   let served = 0;
   while (served < budget) {
     const bit = 1 << q;
@@ -105,10 +282,12 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     let len = 0;
     if (!drained) {
       if (txf.count[q] === 0 || rxf.count[q] === 0) break;
-      const w0 = txf.w0At(q, 0);
+      const w0 = txReg[q]!.dv.getUint32(txAt[q] + tx.headOff[q] * 16, true);
       if ((w0 & LAST) === 0) break;
       len = w0 & LEN_MASK || (zeroIs64k ? 65536 : 0);
-      if (len === 0 || rxf.bytes[q] < len) break;
+      if (len === 0) break;
+      const rxCap = rxReg[q]!.dv.getUint32(rxAt[q] + rx.headOff[q] * 16, true) & LEN_MASK || 65536;
+      if (rxCap < len) break; // (its FIFO's RX bytes then cover the packet)
     }
     const cand = drained ? p.cand & ~bit : p.cand;
     if (cand === 0) break;
@@ -116,30 +295,36 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     const n = nextBit(cand, arb.lastRoundRobin);
     const nLen = n === q ? len : p.headBytes[n];
     if (nLen === 0) break;
-    const rxW0 = rxf.w0At(n, 0);
-    const cap = rxW0 & LEN_MASK || 65536;
-    if (cap < nLen) break;
-    const src = txf.addrAt(n, 0);
-    const dst = rxf.addrAt(n, 0);
+    const tdv = txReg[n]!.dv;
+    const to = txAt[n] + tx.headOff[n] * 16;
+    const rdv = rxReg[n]!.dv;
+    const ro = rxAt[n] + rx.headOff[n] * 16;
+    const txW0 = tdv.getUint32(to, true);
+    const rxW0 = rdv.getUint32(ro, true);
+    if ((rxW0 & LEN_MASK || 65536) < nLen) break;
+    const src = tdv.getUint32(to + 8, true) + tdv.getUint32(to + 12, true) * TWO_POW_32;
+    const dst = rdv.getUint32(ro + 8, true) + rdv.getUint32(ro + 12, true) * TWO_POW_32;
     const sr = regionOf(p, sReg, src, nLen);
     if (sr === undefined) break;
     const dr = regionOf(p, dReg, dst, nLen);
     if (dr === undefined) break;
-    // q's fetches (as the prefetch will grant them): every descriptor they may read is valid.
-    let txFirst = 0;
-    let rxFirst = 0;
+    if (dr !== safe) {
+      if (hitsRing(p, sc, p.work, dr, dst, nLen)) break;
+      let inRings = false;
+      for (let b = p.work; b !== 0; b &= b - 1) {
+        const i = 31 - Math.clz32(b & -b);
+        if (txReg[i] === dr || rxReg[i] === dr) inRings = true;
+      }
+      if (!inRings) safe = dr;
+    }
+    // q's fetches, as the prefetch will grant them, every descriptor they read valid.
+    let txGrants = 0;
+    let rxGrants = 0;
     if (!drained) {
-      p.headBytes[q] = len; // what the look at q sets first (the RX burst rules read it)
-      txFirst = p.burstFor(txf, tx, m, q, true);
-      if (txFirst > 0) {
-        const k = Math.min(unfetched(tx, txf, q, m.ringLen[q]), depth - txf.count[q]);
-        if (!fetchable(p, txf, m.ringBase[q], m.ringLen[q], q, k)) break;
-      }
-      rxFirst = p.burstFor(rxf, rx, s, q, false);
-      if (rxFirst > 0) {
-        const k = Math.min(unfetched(rx, rxf, q, s.ringLen[q]), depth - rxf.count[q]);
-        if (!fetchable(p, rxf, s.ringBase[q], s.ringLen[q], q, k)) break;
-      }
+      txGrants = grantsFor(sc.txGrants, sc, txf, tx, m, depth, q, true);
+      if (txGrants < 0) break;
+      rxGrants = grantsFor(sc.rxGrants, sc, rxf, rx, s, depth, q, false);
+      if (rxGrants < 0) break;
     }
     // -- The step. --
     // classify: q's head packet.
@@ -152,44 +337,36 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
       p.headBytes[q] = 0;
     } else {
       p.headDescs[q] = 1;
+      p.headBytes[q] = len;
     }
     // The TX prefetch, then the RX prefetch: only q may be granted.
     if ((p.work & p.txCheck) !== 0) {
-      let fetched = 0;
-      for (let k = txFirst; k > 0; k = p.burstFor(txf, tx, m, q, true)) {
-        p.txPref.pick(m, bit);
-        const first = txf.fetchOff[q];
-        fetchBurst(c, txf, m, q, k, true);
-        if (log) p.prefetches.record('m2s', q, first, c.cycle, k);
-        fetched = bit;
+      if (txGrants > 0) {
+        applyGrants(p, sc.txGrants, txf, m, q, txGrants, true);
+        p.rxCheck |= bit; // a candidate fetched for: its head packet stands
+        touched |= bit;
       }
-      if (fetched !== 0) p.rxCheck |= bit; // a candidate fetched for: its head packet stands
-      p.txCheck = fetched;
+      p.txCheck = txGrants > 0 ? bit : 0;
     }
     if ((p.work & p.rxCheck) !== 0) {
-      let fetched = 0;
-      for (let k = rxFirst; k > 0; k = p.burstFor(rxf, rx, s, q, false)) {
-        p.rxPref.pick(s, bit);
-        const first = rxf.fetchOff[q];
-        fetchBurst(c, rxf, s, q, k, false);
-        if (log) p.prefetches.record('s2m', q, first, c.cycle, k);
-        fetched = bit;
+      if (rxGrants > 0) {
+        applyGrants(p, sc.rxGrants, rxf, s, q, rxGrants, false);
+        touched |= bit;
       }
-      p.rxCheck = fetched;
+      p.rxCheck = rxGrants > 0 ? bit : 0;
     }
     // The scheduler's grant and the packet walk (walk.ts for one descriptor on each side).
     arb.select(p.mode, cand);
-    const txW = txf.w0At(n, 0);
     c.srcRegion = sReg = sr;
     c.dstRegion = dReg = dr;
     copyBytes(sr, src - sr.base, dr, dst - dr.base, nLen);
-    txf.shift(n, nLen);
-    advanceHead(tx, M.q[n], mw, n, m.ringLen[n]);
+    txf.count[n]--;
+    advanceSlot(tx.headOff, tx.headRid, n, m.ringLen[n]);
     tx.descs[n]++;
     tx.bytes[n] += nLen;
-    if ((txW & INT_EN) !== 0) tx.interrupts[n]++;
-    rxf.shift(n, cap);
-    advanceHead(rx, S.q[n], sw, n, s.ringLen[n]);
+    if ((txW0 & INT_EN) !== 0) tx.interrupts[n]++;
+    rxf.count[n]--;
+    advanceSlot(rx.headOff, rx.headRid, n, s.ringLen[n]);
     rx.descs[n]++;
     rx.bytes[n] += nLen;
     if ((rxW0 & INT_EN) !== 0) rx.interrupts[n]++;
@@ -204,38 +381,22 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     p.txCheck |= nb;
     p.rxCheck |= nb;
     p.lastServed = n;
+    servedQueues |= nb;
+    touched |= nb;
     served++;
     q = n;
   }
+  // The FIFO entries and the head registers, as the general path keeps them.
+  for (let b = touched; b !== 0; b &= b - 1) {
+    const i = 31 - Math.clz32(b & -b);
+    refill(sc, txf, tx, m, i, true, zeroIs64k);
+    refill(sc, rxf, rx, s, i, false, zeroIs64k);
+  }
+  for (let b = servedQueues; b !== 0; b &= b - 1) {
+    const i = 31 - Math.clz32(b & -b);
+    writeHead(tx, c.M.q[i], c.mw, i);
+    writeHead(rx, c.S.q[i], c.sw, i);
+  }
   p.streamed += served;
   return served;
-}
-
-/**
- * True when the next `k` descriptors of queue q's ring (from the FIFO's next fetch slot) each lie
- * in one region and carry the ring id the fetch expects: a fetch of them stops at none.
- */
-function fetchable(
-  p: ArbitrationPipeline,
-  f: DescFifo,
-  base: number,
-  len: number,
-  q: number,
-  k: number,
-): boolean {
-  const mem = p.c.mem;
-  let off = f.fetchOff[q];
-  let rid = f.fetchRid[q];
-  for (let i = 0; i < k; i++) {
-    if (off >= len) return false;
-    const a = base + off * 16;
-    const reg = mem.find(a, 16);
-    if (reg === undefined || ((reg.dv.getUint32(a - reg.base, true) >>> RID_SHIFT) & 3) !== rid)
-      return false;
-    if (++off === len) {
-      off = 0;
-      rid = nextRingId(rid);
-    }
-  }
-  return true;
 }
