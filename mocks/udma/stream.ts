@@ -41,22 +41,36 @@ const LEN_MASK = LEN_CTRL.LEN_MASK;
 const INT_EN = LEN_CTRL.INT_EN;
 const RID_SHIFT = LEN_CTRL.RING_ID_SHIFT;
 
-/** Per-queue scratch of the streaming path (one per pipeline, reused). */
-export class StreamScratch {
-  /** The region holding each queue's TX / RX ring, and the ring's byte offset in it. */
-  readonly txReg: (MemoryRegion | undefined)[];
-  readonly rxReg: (MemoryRegion | undefined)[];
-  readonly txAt: Float64Array;
-  readonly rxAt: Float64Array;
-  /** One step's prefetch grants of each half: first slot, descriptors. */
-  txGrants = new Int32Array(2 * 65);
-  rxGrants = new Int32Array(2 * 65);
+/** One half as the streaming path sees it: its FIFO, ring state, configuration and rings. */
+class StreamHalf {
+  readonly tx: boolean;
+  readonly f: DescFifo;
+  readonly st: HalfState;
+  readonly cfg: HalfConfig;
+  /** The region holding each queue's ring, and the ring's byte offset in it. */
+  readonly reg: (MemoryRegion | undefined)[];
+  readonly at: Float64Array;
+  /** One step's prefetch grants: first slot, descriptors. */
+  grants = new Int32Array(2 * 65);
 
-  constructor(n: number) {
-    this.txReg = new Array<MemoryRegion | undefined>(n).fill(undefined);
-    this.rxReg = new Array<MemoryRegion | undefined>(n).fill(undefined);
-    this.txAt = new Float64Array(n);
-    this.rxAt = new Float64Array(n);
+  constructor(tx: boolean, f: DescFifo, st: HalfState, cfg: HalfConfig, n: number) {
+    this.tx = tx;
+    this.f = f;
+    this.st = st;
+    this.cfg = cfg;
+    this.reg = new Array<MemoryRegion | undefined>(n).fill(undefined);
+    this.at = new Float64Array(n);
+  }
+}
+
+/** The streaming path's view of a pipeline (one per pipeline, reused). */
+export class StreamScratch {
+  readonly tx: StreamHalf;
+  readonly rx: StreamHalf;
+
+  constructor(p: ArbitrationPipeline) {
+    this.tx = new StreamHalf(true, p.txFifo, p.c.tx, p.m2sCfg, p.c.queues);
+    this.rx = new StreamHalf(false, p.rxFifo, p.c.rx, p.s2mCfg, p.c.queues);
   }
 }
 
@@ -84,13 +98,12 @@ function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boo
     // No grant for any queue but `last` (burstFor never < 0 for a candidate).
     if (q !== last && (p.burstFor(txf, tx, m, q, true) > 0 || p.burstFor(rxf, rx, s, q, false) > 0))
       return false;
-    if (!ringHolds(p, sc, txf, tx, m, q, true) || !ringHolds(p, sc, rxf, rx, s, q, false))
-      return false;
+    if (!ringHolds(p, sc.tx, q) || !ringHolds(p, sc.rx, q)) return false;
   }
   const d = 2 * (m.fifoDepth + 1);
-  if (sc.txGrants.length < d) {
-    sc.txGrants = new Int32Array(d);
-    sc.rxGrants = new Int32Array(d);
+  if (sc.tx.grants.length < d) {
+    sc.tx.grants = new Int32Array(d);
+    sc.rx.grants = new Int32Array(d);
   }
   return true;
 }
@@ -99,21 +112,14 @@ function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boo
  * Notes the region of queue q's ring on one half; true when the ring lies in one region and the
  * FIFO holds exactly the descriptors its ring holds from the head on.
  */
-function ringHolds(
-  p: ArbitrationPipeline,
-  sc: StreamScratch,
-  f: DescFifo,
-  st: HalfState,
-  cfg: HalfConfig,
-  q: number,
-  tx: boolean,
-): boolean {
+function ringHolds(p: ArbitrationPipeline, h: StreamHalf, q: number): boolean {
+  const { f, st, cfg } = h;
   const len = cfg.ringLen[q];
   const base = cfg.ringBase[q];
   const reg = p.c.mem.find(base, len * 16);
   if (reg === undefined || len === 0) return false;
-  (tx ? sc.txReg : sc.rxReg)[q] = reg;
-  (tx ? sc.txAt : sc.rxAt)[q] = base - reg.base;
+  h.reg[q] = reg;
+  h.at[q] = base - reg.base;
   const n = f.count[q];
   if (inFlight(len, f.fetchOff[q], f.fetchRid[q], st.headOff[q], st.headRid[q]) !== n) return false;
   const dv = reg.dv;
@@ -130,22 +136,15 @@ function ringHolds(
 
 /**
  * The grants the prefetch of one half makes for queue q in one step (burstFor's rules, with the
- * FIFO holding what it holds), each descriptor checked: written to `g`. Returns the number of
- * grants, or -1 when a descriptor they would read has a stale ring id or lies past the ring.
+ * FIFO holding what it holds), each descriptor checked: written to `h.grants`. Returns the number
+ * of grants, or -1 when a descriptor they would read has a stale ring id or lies past the ring.
  */
-function grantsFor(
-  g: Int32Array,
-  sc: StreamScratch,
-  f: DescFifo,
-  st: HalfState,
-  cfg: HalfConfig,
-  depth: number,
-  q: number,
-  tx: boolean,
-): number {
+function grantsFor(h: StreamHalf, depth: number, q: number): number {
+  const { f, st, cfg } = h;
+  const g = h.grants;
   const len = cfg.ringLen[q];
-  const dv = (tx ? sc.txReg : sc.rxReg)[q]!.dv;
-  const at = (tx ? sc.txAt : sc.rxAt)[q];
+  const dv = h.reg[q]!.dv;
+  const at = h.at[q];
   let count = f.count[q];
   let off = f.fetchOff[q];
   let rid = f.fetchRid[q];
@@ -171,22 +170,15 @@ function grantsFor(
   return n;
 }
 
-/** Applies `n` grants of `g` to queue q's FIFO count and next fetch slot (and the log). */
-function applyGrants(
-  p: ArbitrationPipeline,
-  g: Int32Array,
-  f: DescFifo,
-  cfg: HalfConfig,
-  q: number,
-  n: number,
-  tx: boolean,
-): void {
+/** Applies `n` grants of `h.grants` to queue q's FIFO count and next fetch slot (and the log). */
+function applyGrants(p: ArbitrationPipeline, h: StreamHalf, q: number, n: number): void {
+  const { f, cfg, grants: g } = h;
   const log = p.c.trace.enabled;
   const len = cfg.ringLen[q];
-  (tx ? p.txPref : p.rxPref).pick(cfg, 1 << q);
+  (h.tx ? p.txPref : p.rxPref).pick(cfg, 1 << q);
   for (let i = 0; i < n; i++) {
     const k = g[2 * i + 1];
-    if (log) p.prefetches.record(tx ? 'm2s' : 's2m', q, g[2 * i], p.c.cycle, k);
+    if (log) p.prefetches.record(h.tx ? 'm2s' : 's2m', q, g[2 * i], p.c.cycle, k);
     f.count[q] += k;
     for (let j = 0; j < k; j++) advanceSlot(f.fetchOff, f.fetchRid, q, len);
   }
@@ -205,25 +197,18 @@ function hitsRing(
     const q = 31 - Math.clz32(b & -b);
     const t = p.m2sCfg.ringBase[q];
     const u = p.s2mCfg.ringBase[q];
-    if (sc.txReg[q] === r && dst < t + p.m2sCfg.ringLen[q] * 16 && t < dst + n) return true;
-    if (sc.rxReg[q] === r && dst < u + p.s2mCfg.ringLen[q] * 16 && u < dst + n) return true;
+    if (sc.tx.reg[q] === r && dst < t + p.m2sCfg.ringLen[q] * 16 && t < dst + n) return true;
+    if (sc.rx.reg[q] === r && dst < u + p.s2mCfg.ringLen[q] * 16 && u < dst + n) return true;
   }
   return false;
 }
 
 /** Writes queue q's FIFO entries from its ring (the slots from the head, as many as it counts). */
-function refill(
-  sc: StreamScratch,
-  f: DescFifo,
-  st: HalfState,
-  cfg: HalfConfig,
-  q: number,
-  tx: boolean,
-  zeroIs64k: boolean,
-): void {
+function refill(h: StreamHalf, q: number, zeroIs64k: boolean): void {
+  const { f, st, cfg, tx } = h;
   const len = cfg.ringLen[q];
-  const dv = (tx ? sc.txReg : sc.rxReg)[q]!.dv;
-  const at = (tx ? sc.txAt : sc.rxAt)[q];
+  const dv = h.reg[q]!.dv;
+  const at = h.at[q];
   const n = f.count[q];
   f.clearEntries(q);
   let slot = st.headOff[q];
@@ -251,7 +236,7 @@ function regionOf(p: ArbitrationPipeline, hint: MemoryRegion | null, addr: numbe
 export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   let q = p.lastServed;
   if (q < 0 || budget <= 0) return 0;
-  const sc = (p.streamScratch ??= new StreamScratch(p.c.queues));
+  const sc = (p.streamScratch ??= new StreamScratch(p));
   if (!canStream(p, q, sc)) return 0;
   const c = p.c;
   const m = p.m2sCfg;
@@ -263,10 +248,10 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   const arb = p.arbiter;
   const depth = m.fifoDepth;
   const zeroIs64k = c.M.encode64k.isSet(c.mw);
-  const txReg = sc.txReg;
-  const rxReg = sc.rxReg;
-  const txAt = sc.txAt;
-  const rxAt = sc.rxAt;
+  const txReg = sc.tx.reg;
+  const rxReg = sc.rx.reg;
+  const txAt = sc.tx.at;
+  const rxAt = sc.rx.at;
   let sReg = c.srcRegion;
   let dReg = c.dstRegion;
   /** A destination region no ring of a queue with work lies in. */
@@ -321,9 +306,9 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     let txGrants = 0;
     let rxGrants = 0;
     if (!drained) {
-      txGrants = grantsFor(sc.txGrants, sc, txf, tx, m, depth, q, true);
+      txGrants = grantsFor(sc.tx, depth, q);
       if (txGrants < 0) break;
-      rxGrants = grantsFor(sc.rxGrants, sc, rxf, rx, s, depth, q, false);
+      rxGrants = grantsFor(sc.rx, depth, q);
       if (rxGrants < 0) break;
     }
     // -- The step. --
@@ -342,7 +327,7 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     // The TX prefetch, then the RX prefetch: only q may be granted.
     if ((p.work & p.txCheck) !== 0) {
       if (txGrants > 0) {
-        applyGrants(p, sc.txGrants, txf, m, q, txGrants, true);
+        applyGrants(p, sc.tx, q, txGrants);
         p.rxCheck |= bit; // a candidate fetched for: its head packet stands
         touched |= bit;
       }
@@ -350,7 +335,7 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     }
     if ((p.work & p.rxCheck) !== 0) {
       if (rxGrants > 0) {
-        applyGrants(p, sc.rxGrants, rxf, s, q, rxGrants, false);
+        applyGrants(p, sc.rx, q, rxGrants);
         touched |= bit;
       }
       p.rxCheck = rxGrants > 0 ? bit : 0;
@@ -389,8 +374,8 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   // The FIFO entries and the head registers, as the general path keeps them.
   for (let b = touched; b !== 0; b &= b - 1) {
     const i = 31 - Math.clz32(b & -b);
-    refill(sc, txf, tx, m, i, true, zeroIs64k);
-    refill(sc, rxf, rx, s, i, false, zeroIs64k);
+    refill(sc.tx, i, zeroIs64k);
+    refill(sc.rx, i, zeroIs64k);
   }
   for (let b = servedQueues; b !== 0; b &= b - 1) {
     const i = 31 - Math.clz32(b & -b);
