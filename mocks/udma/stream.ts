@@ -10,21 +10,21 @@
  *   the ready mask (pref_force_rr, at most 31 queues);
  * - no completion entry waits and no queue with work updates its completion ring;
  * - every queue with work is a scheduler candidate (enabled, not stalled, not paused, its last
- *   fetch found a valid descriptor) whose head packet is one descriptor, its rings each inside one
- *   region, its prefetched descriptors still those in its rings, and none but p would be granted
- *   a descriptor fetch (the prefetch filled them as far as its burst rules allow).
+ *   fetch found a valid descriptor) whose head packet is one descriptor and whose rings each lie
+ *   inside one region, and none but p would be granted a descriptor fetch (the prefetch filled
+ *   them as far as its burst rules allow).
  * In that state every step is: the look at p's new head packet, p's descriptor fetches (the
  * prefetch arbiters' grants by the burst rules of burstFor), the round-robin grant to the next
  * candidate, and its packet moved within one region on each side into one RX buffer. The path
  * checks each step's conditions before it changes anything (every descriptor the fetches read
  * included) and stops at the first step that does not fit (a packet of several descriptors or RX
- * buffers, a descriptor with a stale ring id, a buffer across a seam, unmapped or landing in a
- * ring, an empty FIFO): the general step takes that one from the same state.
+ * buffers, a descriptor with a stale ring id, a buffer across a seam or unmapped, an empty FIFO):
+ * the general step takes that one from the same state.
  *
- * The FIFOs' descriptors are the ring slots between the head and the next fetch, and nothing
- * writes the rings while the path runs; so the path keeps only each FIFO's count and next fetch
- * slot, reads a packet's descriptors from its ring when it is served, and writes the FIFO entries
- * (and the head registers) once when it stops.
+ * Each descriptor is read from its ring once, when the prefetch grants it (the same moment the
+ * general path fetches it, so a ring rewritten by a copy reads the same), and decoded into a
+ * per-queue scratch ring; while the path runs it keeps only each FIFO's count and next fetch slot
+ * besides, and writes the FIFO entries (and the head registers) once when it stops.
  */
 import { LEN_CTRL } from '../../csr/formats/bd.ts';
 import { inFlight, nextRingId } from '../../csr/formats/ring.ts';
@@ -52,6 +52,15 @@ class StreamHalf {
   readonly at: Float64Array;
   /** One step's prefetch grants: first slot, descriptors. */
   grants = new Int32Array(2 * 65);
+  /**
+   * Per queue, its FIFO's descriptors in a ring of `cap` entries (word 0, buffer address), by a
+   * running index: the head's is headSeq, the next fetched one's fetchSeq.
+   */
+  cap = 0;
+  w0s = new Uint32Array(0);
+  addrs = new Float64Array(0);
+  readonly headSeq: Int32Array;
+  readonly fetchSeq: Int32Array;
 
   constructor(tx: boolean, f: DescFifo, st: HalfState, cfg: HalfConfig, n: number) {
     this.tx = tx;
@@ -60,6 +69,37 @@ class StreamHalf {
     this.cfg = cfg;
     this.reg = new Array<MemoryRegion | undefined>(n).fill(undefined);
     this.at = new Float64Array(n);
+    this.headSeq = new Int32Array(n);
+    this.fetchSeq = new Int32Array(n);
+  }
+
+  /** Scratch rings that hold a FIFO of `depth` entries (grown, never shrunk). */
+  size(depth: number): void {
+    if (this.cap > depth) return;
+    let cap = 64;
+    while (cap <= depth) cap *= 2;
+    this.cap = cap;
+    this.w0s = new Uint32Array(this.st.headOff.length * cap);
+    this.addrs = new Float64Array(this.st.headOff.length * cap);
+    this.grants = new Int32Array(2 * (depth + 1));
+  }
+
+  /** Index in w0s / addrs of queue q's entry at running index `seq`. */
+  at2(q: number, seq: number): number {
+    return q * this.cap + (seq & (this.cap - 1));
+  }
+
+  /** Copies queue q's FIFO entries into its scratch ring (the path starts). */
+  load(q: number): void {
+    const f = this.f;
+    const n = f.count[q];
+    this.headSeq[q] = 0;
+    this.fetchSeq[q] = n;
+    for (let i = 0; i < n; i++) {
+      const k = this.at2(q, i);
+      this.w0s[k] = f.w0At(q, i);
+      this.addrs[k] = f.addrAt(q, i);
+    }
   }
 }
 
@@ -98,39 +138,23 @@ function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boo
     // No grant for any queue but `last` (burstFor never < 0 for a candidate).
     if (q !== last && (p.burstFor(txf, tx, m, q, true) > 0 || p.burstFor(rxf, rx, s, q, false) > 0))
       return false;
-    if (!ringHolds(p, sc.tx, q) || !ringHolds(p, sc.rx, q)) return false;
+    if (!ringIn(p, sc.tx, q) || !ringIn(p, sc.rx, q)) return false;
   }
-  const d = 2 * (m.fifoDepth + 1);
-  if (sc.tx.grants.length < d) {
-    sc.tx.grants = new Int32Array(d);
-    sc.rx.grants = new Int32Array(d);
+  for (const h of [sc.tx, sc.rx]) {
+    h.size(m.fifoDepth);
+    for (let b = work; b !== 0; b &= b - 1) h.load(31 - Math.clz32(b & -b));
   }
   return true;
 }
 
-/**
- * Notes the region of queue q's ring on one half; true when the ring lies in one region and the
- * FIFO holds exactly the descriptors its ring holds from the head on.
- */
-function ringHolds(p: ArbitrationPipeline, h: StreamHalf, q: number): boolean {
-  const { f, st, cfg } = h;
-  const len = cfg.ringLen[q];
-  const base = cfg.ringBase[q];
-  const reg = p.c.mem.find(base, len * 16);
-  if (reg === undefined || len === 0) return false;
+/** Notes the region holding queue q's ring on one half; false when no one region holds it. */
+function ringIn(p: ArbitrationPipeline, h: StreamHalf, q: number): boolean {
+  const len = h.cfg.ringLen[q];
+  const base = h.cfg.ringBase[q];
+  const reg = len === 0 ? undefined : p.c.mem.find(base, len * 16);
+  if (reg === undefined) return false;
   h.reg[q] = reg;
   h.at[q] = base - reg.base;
-  const n = f.count[q];
-  if (inFlight(len, f.fetchOff[q], f.fetchRid[q], st.headOff[q], st.headRid[q]) !== n) return false;
-  const dv = reg.dv;
-  let slot = st.headOff[q];
-  for (let i = 0; i < n; i++) {
-    const o = base - reg.base + slot * 16;
-    if (f.slotAt(q, i) !== slot || f.w0At(q, i) !== dv.getUint32(o, true)) return false;
-    if (f.addrAt(q, i) !== dv.getUint32(o + 8, true) + dv.getUint32(o + 12, true) * TWO_POW_32)
-      return false;
-    if (++slot === len) slot = 0;
-  }
   return true;
 }
 
@@ -148,6 +172,7 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
   let count = f.count[q];
   let off = f.fetchOff[q];
   let rid = f.fetchRid[q];
+  let seq = h.fetchSeq[q];
   let n = 0;
   for (;;) {
     const avail = inFlight(len, st.tailOff[q], st.tailRid[q], off, rid);
@@ -160,7 +185,14 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
     n++;
     count += k;
     for (let j = 0; j < k; j++) {
-      if (off >= len || ((dv.getUint32(at + off * 16, true) >>> RID_SHIFT) & 3) !== rid) return -1;
+      if (off >= len) return -1;
+      const o = at + off * 16;
+      const w0 = dv.getUint32(o, true);
+      if (((w0 >>> RID_SHIFT) & 3) !== rid) return -1;
+      // Decoded once, into the entry it will be (taken only if the step goes ahead).
+      const e = h.at2(q, seq++);
+      h.w0s[e] = w0;
+      h.addrs[e] = dv.getUint32(o + 8, true) + dv.getUint32(o + 12, true) * TWO_POW_32;
       if (++off === len) {
         off = 0;
         rid = nextRingId(rid);
@@ -180,44 +212,22 @@ function applyGrants(p: ArbitrationPipeline, h: StreamHalf, q: number, n: number
     const k = g[2 * i + 1];
     if (log) p.prefetches.record(h.tx ? 'm2s' : 's2m', q, g[2 * i], p.c.cycle, k);
     f.count[q] += k;
+    h.fetchSeq[q] += k;
     for (let j = 0; j < k; j++) advanceSlot(f.fetchOff, f.fetchRid, q, len);
   }
 }
 
-/** True when [dst, dst + n) in region r overlaps a ring of a queue in `work`. */
-function hitsRing(
-  p: ArbitrationPipeline,
-  sc: StreamScratch,
-  work: number,
-  r: MemoryRegion,
-  dst: number,
-  n: number,
-): boolean {
-  for (let b = work; b !== 0; b &= b - 1) {
-    const q = 31 - Math.clz32(b & -b);
-    const t = p.m2sCfg.ringBase[q];
-    const u = p.s2mCfg.ringBase[q];
-    if (sc.tx.reg[q] === r && dst < t + p.m2sCfg.ringLen[q] * 16 && t < dst + n) return true;
-    if (sc.rx.reg[q] === r && dst < u + p.s2mCfg.ringLen[q] * 16 && u < dst + n) return true;
-  }
-  return false;
-}
-
-/** Writes queue q's FIFO entries from its ring (the slots from the head, as many as it counts). */
+/** Writes queue q's FIFO entries from its scratch ring (the path stops). */
 function refill(h: StreamHalf, q: number, zeroIs64k: boolean): void {
   const { f, st, cfg, tx } = h;
   const len = cfg.ringLen[q];
-  const dv = h.reg[q]!.dv;
-  const at = h.at[q];
   const n = f.count[q];
   f.clearEntries(q);
   let slot = st.headOff[q];
   for (let i = 0; i < n; i++) {
-    const o = at + slot * 16;
-    const w0 = dv.getUint32(o, true);
-    const buf = dv.getUint32(o + 8, true) + dv.getUint32(o + 12, true) * TWO_POW_32;
-    const size = w0 & LEN_MASK || (tx && !zeroIs64k ? 0 : 65536);
-    f.push(q, w0, buf, slot, size);
+    const e = h.at2(q, h.headSeq[q] + i);
+    const w0 = h.w0s[e];
+    f.push(q, w0, h.addrs[e], slot, w0 & LEN_MASK || (tx && !zeroIs64k ? 0 : 65536));
     if (++slot === len) slot = 0;
   }
 }
@@ -248,14 +258,8 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   const arb = p.arbiter;
   const depth = m.fifoDepth;
   const zeroIs64k = c.M.encode64k.isSet(c.mw);
-  const txReg = sc.tx.reg;
-  const rxReg = sc.rx.reg;
-  const txAt = sc.tx.at;
-  const rxAt = sc.rx.at;
   let sReg = c.srcRegion;
   let dReg = c.dstRegion;
-  /** A destination region no ring of a queue with work lies in. */
-  let safe: MemoryRegion | null = null;
   let servedQueues = 0;
   let touched = 1 << q;
   let served = 0;
@@ -267,11 +271,11 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     let len = 0;
     if (!drained) {
       if (txf.count[q] === 0 || rxf.count[q] === 0) break;
-      const w0 = txReg[q]!.dv.getUint32(txAt[q] + tx.headOff[q] * 16, true);
+      const w0 = sc.tx.w0s[sc.tx.at2(q, sc.tx.headSeq[q])];
       if ((w0 & LAST) === 0) break;
       len = w0 & LEN_MASK || (zeroIs64k ? 65536 : 0);
       if (len === 0) break;
-      const rxCap = rxReg[q]!.dv.getUint32(rxAt[q] + rx.headOff[q] * 16, true) & LEN_MASK || 65536;
+      const rxCap = sc.rx.w0s[sc.rx.at2(q, sc.rx.headSeq[q])] & LEN_MASK || 65536;
       if (rxCap < len) break; // (its FIFO's RX bytes then cover the packet)
     }
     const cand = drained ? p.cand & ~bit : p.cand;
@@ -280,28 +284,17 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     const n = nextBit(cand, arb.lastRoundRobin);
     const nLen = n === q ? len : p.headBytes[n];
     if (nLen === 0) break;
-    const tdv = txReg[n]!.dv;
-    const to = txAt[n] + tx.headOff[n] * 16;
-    const rdv = rxReg[n]!.dv;
-    const ro = rxAt[n] + rx.headOff[n] * 16;
-    const txW0 = tdv.getUint32(to, true);
-    const rxW0 = rdv.getUint32(ro, true);
+    const te = sc.tx.at2(n, sc.tx.headSeq[n]);
+    const re = sc.rx.at2(n, sc.rx.headSeq[n]);
+    const txW0 = sc.tx.w0s[te];
+    const rxW0 = sc.rx.w0s[re];
     if ((rxW0 & LEN_MASK || 65536) < nLen) break;
-    const src = tdv.getUint32(to + 8, true) + tdv.getUint32(to + 12, true) * TWO_POW_32;
-    const dst = rdv.getUint32(ro + 8, true) + rdv.getUint32(ro + 12, true) * TWO_POW_32;
+    const src = sc.tx.addrs[te];
+    const dst = sc.rx.addrs[re];
     const sr = regionOf(p, sReg, src, nLen);
     if (sr === undefined) break;
     const dr = regionOf(p, dReg, dst, nLen);
     if (dr === undefined) break;
-    if (dr !== safe) {
-      if (hitsRing(p, sc, p.work, dr, dst, nLen)) break;
-      let inRings = false;
-      for (let b = p.work; b !== 0; b &= b - 1) {
-        const i = 31 - Math.clz32(b & -b);
-        if (txReg[i] === dr || rxReg[i] === dr) inRings = true;
-      }
-      if (!inRings) safe = dr;
-    }
     // q's fetches, as the prefetch will grant them, every descriptor they read valid.
     let txGrants = 0;
     let rxGrants = 0;
@@ -346,11 +339,13 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     c.dstRegion = dReg = dr;
     copyBytes(sr, src - sr.base, dr, dst - dr.base, nLen);
     txf.count[n]--;
+    sc.tx.headSeq[n]++;
     advanceSlot(tx.headOff, tx.headRid, n, m.ringLen[n]);
     tx.descs[n]++;
     tx.bytes[n] += nLen;
     if ((txW0 & INT_EN) !== 0) tx.interrupts[n]++;
     rxf.count[n]--;
+    sc.rx.headSeq[n]++;
     advanceSlot(rx.headOff, rx.headRid, n, s.ringLen[n]);
     rx.descs[n]++;
     rx.bytes[n] += nLen;
