@@ -50,8 +50,11 @@ class StreamHalf {
   /** The region holding each queue's ring, and the ring's byte offset in it. */
   readonly reg: (MemoryRegion | undefined)[];
   readonly at: Float64Array;
-  /** One step's prefetch grants: first slot, descriptors. */
+  /** One step's prefetch grants (first slot, descriptors) and where they leave the fetch. */
   grants = new Int32Array(2 * 65);
+  nextOff = 0;
+  nextRid = 0;
+  nextSeq = 0;
   /**
    * Per queue, its FIFO's descriptors in a ring of `cap` entries (word 0, buffer address), by a
    * running index: the head's is headSeq, the next fetched one's fetchSeq.
@@ -175,9 +178,11 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
   let seq = h.fetchSeq[q];
   let n = 0;
   for (;;) {
-    const avail = inFlight(len, st.tailOff[q], st.tailRid[q], off, rid);
+    // (room below the least burst: no grant, whatever is handed over)
     const room = depth - count;
-    if (avail === 0 || room <= 0) break;
+    if (room <= 0 || room < cfg.minBurst(count)) break;
+    const avail = inFlight(len, st.tailOff[q], st.tailRid[q], off, rid);
+    if (avail === 0) break;
     const k = Math.min(avail, room, cfg.maxBurst);
     if (k < cfg.minBurst(count)) break;
     g[2 * n] = off;
@@ -199,22 +204,23 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
       }
     }
   }
+  h.nextOff = off;
+  h.nextRid = rid;
+  h.nextSeq = seq;
   return n;
 }
 
 /** Applies `n` grants of `h.grants` to queue q's FIFO count and next fetch slot (and the log). */
 function applyGrants(p: ArbitrationPipeline, h: StreamHalf, q: number, n: number): void {
   const { f, cfg, grants: g } = h;
-  const log = p.c.trace.enabled;
-  const len = cfg.ringLen[q];
   (h.tx ? p.txPref : p.rxPref).pick(cfg, 1 << q);
-  for (let i = 0; i < n; i++) {
-    const k = g[2 * i + 1];
-    if (log) p.prefetches.record(h.tx ? 'm2s' : 's2m', q, g[2 * i], p.c.cycle, k);
-    f.count[q] += k;
-    h.fetchSeq[q] += k;
-    for (let j = 0; j < k; j++) advanceSlot(f.fetchOff, f.fetchRid, q, len);
-  }
+  if (p.c.trace.enabled)
+    for (let i = 0; i < n; i++)
+      p.prefetches.record(h.tx ? 'm2s' : 's2m', q, g[2 * i], p.c.cycle, g[2 * i + 1]);
+  f.count[q] += h.nextSeq - h.fetchSeq[q];
+  h.fetchSeq[q] = h.nextSeq;
+  f.fetchOff[q] = h.nextOff;
+  f.fetchRid[q] = h.nextRid;
 }
 
 /** Writes queue q's FIFO entries from its scratch ring (the path stops). */
@@ -258,6 +264,15 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   const arb = p.arbiter;
   const depth = m.fifoDepth;
   const zeroIs64k = c.M.encode64k.isSet(c.mw);
+  // The scratch rings (both halves have the same geometry; sized by canStream).
+  const cap = sc.tx.cap;
+  const mask = cap - 1;
+  const tw0s = sc.tx.w0s;
+  const rw0s = sc.rx.w0s;
+  const taddrs = sc.tx.addrs;
+  const raddrs = sc.rx.addrs;
+  const tSeq = sc.tx.headSeq;
+  const rSeq = sc.rx.headSeq;
   let sReg = c.srcRegion;
   let dReg = c.dstRegion;
   let servedQueues = 0;
@@ -271,11 +286,11 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     let len = 0;
     if (!drained) {
       if (txf.count[q] === 0 || rxf.count[q] === 0) break;
-      const w0 = sc.tx.w0s[sc.tx.at2(q, sc.tx.headSeq[q])];
+      const w0 = tw0s[q * cap + (tSeq[q] & mask)];
       if ((w0 & LAST) === 0) break;
       len = w0 & LEN_MASK || (zeroIs64k ? 65536 : 0);
       if (len === 0) break;
-      const rxCap = sc.rx.w0s[sc.rx.at2(q, sc.rx.headSeq[q])] & LEN_MASK || 65536;
+      const rxCap = rw0s[q * cap + (rSeq[q] & mask)] & LEN_MASK || 65536;
       if (rxCap < len) break; // (its FIFO's RX bytes then cover the packet)
     }
     const cand = drained ? p.cand & ~bit : p.cand;
@@ -284,13 +299,13 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     const n = nextBit(cand, arb.lastRoundRobin);
     const nLen = n === q ? len : p.headBytes[n];
     if (nLen === 0) break;
-    const te = sc.tx.at2(n, sc.tx.headSeq[n]);
-    const re = sc.rx.at2(n, sc.rx.headSeq[n]);
-    const txW0 = sc.tx.w0s[te];
-    const rxW0 = sc.rx.w0s[re];
+    const te = n * cap + (tSeq[n] & mask);
+    const re = n * cap + (rSeq[n] & mask);
+    const txW0 = tw0s[te];
+    const rxW0 = rw0s[re];
     if ((rxW0 & LEN_MASK || 65536) < nLen) break;
-    const src = sc.tx.addrs[te];
-    const dst = sc.rx.addrs[re];
+    const src = taddrs[te];
+    const dst = raddrs[re];
     const sr = regionOf(p, sReg, src, nLen);
     if (sr === undefined) break;
     const dr = regionOf(p, dReg, dst, nLen);
@@ -339,13 +354,13 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     c.dstRegion = dReg = dr;
     copyBytes(sr, src - sr.base, dr, dst - dr.base, nLen);
     txf.count[n]--;
-    sc.tx.headSeq[n]++;
+    tSeq[n]++;
     advanceSlot(tx.headOff, tx.headRid, n, m.ringLen[n]);
     tx.descs[n]++;
     tx.bytes[n] += nLen;
     if ((txW0 & INT_EN) !== 0) tx.interrupts[n]++;
     rxf.count[n]--;
-    sc.rx.headSeq[n]++;
+    rSeq[n]++;
     advanceSlot(rx.headOff, rx.headRid, n, s.ringLen[n]);
     rx.descs[n]++;
     rx.bytes[n] += nLen;
