@@ -314,9 +314,12 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     let txGrants = 0;
     let rxGrants = 0;
     if (!drained) {
-      txGrants = grantsFor(sc.tx, depth, q);
+      // (most steps: the room is below the least burst, no grant)
+      const tc = txf.count[q];
+      const rc = rxf.count[q];
+      txGrants = depth - tc >= m.minBurst(tc) ? grantsFor(sc.tx, depth, q) : 0;
       if (txGrants < 0) break;
-      rxGrants = grantsFor(sc.rx, depth, q);
+      rxGrants = depth - rc >= s.minBurst(rc) ? grantsFor(sc.rx, depth, q) : 0;
       if (rxGrants < 0) break;
     }
     // -- The step. --
