@@ -20,7 +20,9 @@
  *
  * Work is kept O(ready): bit masks of the queues with work and of the candidates, a per-queue
  * candidate state recomputed only for queues something happened to, and the register
- * configuration decoded once per configuration write (config.ts).
+ * configuration decoded once per configuration write (config.ts). Runs of single-descriptor
+ * packets under the round-robin scheduler go through the streaming path (stream.ts), which shares
+ * this state and takes the same decisions without re-deriving them.
  */
 import { Arbiter, type ArbiterMode } from './arbiter.ts';
 import { CompletionLog, CompletionUnit, type CompletionSide } from './completion.ts';
