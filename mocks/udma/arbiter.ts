@@ -72,6 +72,11 @@ export class Arbiter {
   private readonly strictLast: Int16Array;
   /** Round-robin pointer in forceRR mode: the queue served last (-1: none yet). */
   private rrLast = -1;
+
+  /** The round-robin pointer of forceRR mode: the queue `select` granted last (-1: none yet). */
+  get lastRoundRobin(): number {
+    return this.rrLast;
+  }
   /** Per level: the queue served last (round robin) or holding the DWRR turn (-1: none). */
   private readonly levelLast: Int16Array;
 

@@ -20,7 +20,9 @@
  *
  * Work is kept O(ready): bit masks of the queues with work and of the candidates, a per-queue
  * candidate state recomputed only for queues something happened to, and the register
- * configuration decoded once per configuration write (config.ts).
+ * configuration decoded once per configuration write (config.ts). Runs of single-descriptor
+ * packets under the round-robin scheduler go through the streaming path (stream.ts), which shares
+ * this state and takes the same decisions without re-deriving them.
  */
 import { Arbiter, type ArbiterMode } from './arbiter.ts';
 import { CompletionLog, CompletionUnit, type CompletionSide } from './completion.ts';
@@ -37,6 +39,7 @@ import {
 } from './prefetch.ts';
 import type { MockRegisterFile } from '../register-file.ts';
 import { RateLimitStage } from './rate-limit-stage.ts';
+import type { StreamScratch } from './stream.ts';
 import { servePacket } from './walk.ts';
 
 /** The stages of the pipeline, by their index in TRACE_STAGES (service-trace.ts). */
@@ -46,10 +49,10 @@ export const STAGE_COMPLETION = 2;
 export const STAGE_RATE_LIMITER = 3;
 
 // Why a queue with work is not a candidate (per queue, `why`).
-const W_CANDIDATE = 0;
+export const W_CANDIDATE = 0;
 const W_PREFETCH = 1;
 const W_HELD = 2;
-const W_OTHER = 3;
+export const W_OTHER = 3;
 
 export class ArbitrationPipeline {
   readonly arbiter: Arbiter;
@@ -65,12 +68,14 @@ export class ArbitrationPipeline {
   readonly s2mComp: CompletionUnit;
   /** A configuration register was written since the configuration was decoded. */
   configDirty = true;
-  private readonly c: UdmaCore;
-  private readonly txPref = new PrefetchArbiter();
-  private readonly rxPref = new PrefetchArbiter();
+  // The decision state below is shared with the streaming path (stream.ts), which takes the same
+  // decisions for runs of single-descriptor packets.
+  readonly c: UdmaCore;
+  readonly txPref = new PrefetchArbiter();
+  readonly rxPref = new PrefetchArbiter();
   private readonly m2sSide: CompletionSide;
   private readonly s2mSide: CompletionSide;
-  private readonly mode: ArbiterMode = {
+  readonly mode: ArbiterMode = {
     forceRR: true,
     enDwrr: false,
     pktMode: false,
@@ -78,22 +83,29 @@ export class ArbitrationPipeline {
     weightInc: 0,
   };
   /** Queues with TX descriptors handed over and not consumed. */
-  private work = 0;
+  work = 0;
   /** Queues whose candidate state must be recomputed. */
-  private stale = -1;
+  stale = -1;
   /** Per half: queues the prefetch arbiter must look at (something changed for them). */
-  private txCheck = -1;
-  private rxCheck = -1;
+  txCheck = -1;
+  rxCheck = -1;
   /** Scheduler candidates (before the rate limiters). */
-  private cand = 0;
-  private readonly why: Uint8Array;
+  cand = 0;
+  readonly why: Uint8Array;
   /** Head packet of each queue (valid while `why` is W_CANDIDATE or W_HELD): descriptors, bytes. */
-  private readonly headDescs: Int32Array;
-  private readonly headBytes: Float64Array;
+  readonly headDescs: Int32Array;
+  readonly headBytes: Float64Array;
   /** Scratch: the burst each queue may fetch (burstFor), per prefetch pass. */
   private readonly burst: Int32Array;
   /** Bits set in the arbiter's `ready` array by the last decision. */
   private readyBits = 0;
+  /** The scheduler picks by the ready mask alone (round robin): its per-queue inputs unused. */
+  maskOnly = false;
+  /** The queue the last packet was served from (-1: none yet, or it faulted). */
+  lastServed = -1;
+  /** Packets served by the streaming path (stream.ts), and its scratch. */
+  streamed = 0;
+  streamScratch: StreamScratch | null = null;
   private readonly all: number;
 
   constructor(c: UdmaCore, m2s: MockRegisterFile) {
@@ -182,6 +194,11 @@ export class ArbitrationPipeline {
     mode.pktMode = m.pktMode;
     mode.incFactor = m.incFactor;
     mode.weightInc = m.weightInc;
+    this.maskOnly = mode.forceRR && c.queues <= 31;
+    if (this.maskOnly) {
+      for (let b = this.readyBits; b !== 0; b &= b - 1) a.ready[31 - Math.clz32(b & -b)] = 0;
+      this.readyBits = 0;
+    }
     this.configDirty = false;
     this.invalidate();
   }
@@ -190,7 +207,7 @@ export class ArbitrationPipeline {
    * How many descriptors queue q of a half may fetch now: n (a burst of at least the minimum),
    * -n (a partial burst, short of the minimum, of a queue that cannot move without it), or 0.
    */
-  private burstFor(f: DescFifo, st: HalfState, cfg: HalfConfig, q: number, tx: boolean): number {
+  burstFor(f: DescFifo, st: HalfState, cfg: HalfConfig, q: number, tx: boolean): number {
     if (cfg.prefEnabled[q] === 0 || st.stalled[q] !== 0) return 0;
     const avail = unfetched(st, f, q, cfg.ringLen[q]);
     if (avail === 0) return 0;
@@ -198,7 +215,7 @@ export class ArbitrationPipeline {
     const short = !tx && this.headBytes[q] > f.bytes[q];
     const room = short ? avail : this.m2sCfg.fifoDepth - f.count[q];
     if (room <= 0) return 0;
-    const min = f.count[q] < cfg.prefThr ? cfg.minBurstBelow : cfg.minBurstAbove;
+    const min = cfg.minBurst(f.count[q]);
     const n = Math.min(avail, room, cfg.maxBurst);
     if (n >= min) return n;
     const needed = tx ? f.lasts[q] === 0 : short || f.count[q] === 0;
@@ -239,7 +256,11 @@ export class ArbitrationPipeline {
       const n = partial ? -burst[q] : burst[q];
       const first = f.fetchOff[q];
       const got = fetchBurst(c, f, cfg, q, n, tx);
-      if (got > 0 || f.blocked[q] !== FETCH_OK) this.stale |= 1 << q;
+      if (got > 0 && f.blocked[q] === FETCH_OK && (this.cand & (1 << q)) !== 0) {
+        // A candidate stays one (its head packet and RX room only gain entries): no recompute,
+        // only the RX look classify would have asked for.
+        this.rxCheck |= 1 << q;
+      } else if (got > 0 || f.blocked[q] !== FETCH_OK) this.stale |= 1 << q;
       // A queue that stopped short (stale or unmapped descriptor) is not asked again now.
       if (got < n) skip |= 1 << q;
       if (got > 0) {
@@ -378,34 +399,45 @@ export class ArbitrationPipeline {
     // 2. Candidates past the rate limiters.
     const arb = this.arbiter;
     const limits = this.limits;
-    for (let b = this.readyBits; b !== 0; b &= b - 1) arb.ready[31 - Math.clz32(b & -b)] = 0;
     let ready = 0;
     let held = 0;
     let wait = Infinity;
-    const rl = this.m2sCfg.anyRlArmed;
-    const armed = this.m2sCfg.rlArmed;
-    for (let b = this.cand; b !== 0; b &= b - 1) {
-      const q = 31 - Math.clz32(b & -b);
-      const w = rl && armed[q] !== 0 ? limits.queueWait(q) : 0;
-      if (w > 0) {
-        wait = Math.min(wait, w);
-        held++;
-        continue;
+    if (!this.m2sCfg.anyRlArmed) {
+      ready = this.cand;
+    } else {
+      const armed = this.m2sCfg.rlArmed;
+      for (let b = this.cand; b !== 0; b &= b - 1) {
+        const q = 31 - Math.clz32(b & -b);
+        const w = armed[q] !== 0 ? limits.queueWait(q) : 0;
+        if (w > 0) {
+          wait = Math.min(wait, w);
+          held++;
+          continue;
+        }
+        ready |= 1 << q;
       }
-      arb.ready[q] = 1;
-      arb.cost[q] = this.headBytes[q];
-      ready |= 1 << q;
-    }
-    if (ready !== 0 && this.m2sCfg.streamRlArmed) {
-      const w = limits.streamWait();
-      if (w > 0) {
-        for (let b = ready; b !== 0; b &= b - 1) arb.ready[31 - Math.clz32(b & -b)] = 0;
-        ready = 0;
-        held++;
-        wait = w;
+      if (ready !== 0 && this.m2sCfg.streamRlArmed) {
+        const w = limits.streamWait();
+        if (w > 0) {
+          ready = 0;
+          held++;
+          wait = w;
+        }
       }
     }
-    this.readyBits = ready;
+    // The arbiter's per-queue inputs, only for the modes that read them (round robin over the
+    // ready mask needs none).
+    if (ready !== this.readyBits && !this.maskOnly) {
+      for (let b = this.readyBits; b !== 0; b &= b - 1) arb.ready[31 - Math.clz32(b & -b)] = 0;
+      for (let b = ready; b !== 0; b &= b - 1) arb.ready[31 - Math.clz32(b & -b)] = 1;
+      this.readyBits = ready;
+    }
+    if (!this.maskOnly) {
+      for (let b = ready; b !== 0; b &= b - 1) {
+        const q = 31 - Math.clz32(b & -b);
+        arb.cost[q] = this.headBytes[q];
+      }
+    }
     if (ready === 0) {
       if (this.flushCompletions()) return true;
       if (wait === Infinity) return false;
@@ -448,6 +480,7 @@ export class ArbitrationPipeline {
     this.stale |= 1 << q;
     this.txCheck |= 1 << q;
     this.rxCheck |= 1 << q;
+    this.lastServed = moved < 0 ? -1 : q;
     if (moved < 0) return;
     // Time: one cycle per descriptor plus the bytes at bytesPerCycle.
     c.cycle += nTx + Math.ceil(moved / c.bytesPerCycle);

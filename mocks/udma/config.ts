@@ -61,6 +61,11 @@ export class HalfConfig {
     this.ringBase = new Float64Array(n);
   }
 
+  /** The least burst the prefetch grants a FIFO holding `count` descriptors (desc_pref_cfg_3). */
+  minBurst(count: number): number {
+    return count < this.prefThr ? this.minBurstBelow : this.minBurstAbove;
+  }
+
   protected refreshHalf(R: HalfRefs, w: Uint32Array): void {
     for (let q = 0; q < R.queues; q++) {
       const r: RingRefs = R.q[q];

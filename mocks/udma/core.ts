@@ -190,8 +190,13 @@ export function advanceHead(
   len: number,
 ): number {
   const off = advanceSlot(st.headOff, st.headRid, q, len);
+  writeHead(st, r, words, q);
+  return off;
+}
+
+/** Queue q's head pointer register (tdrhp / rdrhp) and current-descriptor word from its head. */
+export function writeHead(st: HalfState, r: RingRefs, words: Uint32Array, q: number): void {
   const next = st.headOff[q];
   words[r.headOffset.word] = r.headOffset.place(next) | r.headRingId.place(st.headRid[q]);
   words[r.cp >>> 2] = next;
-  return off;
 }

@@ -114,6 +114,14 @@ export class DescFifo {
     if ((w0 & LEN_CTRL.LAST) !== 0) this.lasts[q]++;
   }
 
+  /** Empties queue q's entries, keeping where the next fetch reads (the streaming path refills). */
+  clearEntries(q: number): void {
+    this.first[q] = 0;
+    this.count[q] = 0;
+    this.lasts[q] = 0;
+    this.bytes[q] = 0;
+  }
+
   /** Drops the oldest entry of queue q, whose buffer size was `size`. */
   shift(q: number, size: number): void {
     const a = this.w0[q];

@@ -29,6 +29,7 @@ import { INITIAL_RING_ID, ringIdAfter } from '../../csr/formats/ring.ts';
 import { UdmaCore, pendingOf } from './core.ts';
 import { mirrorStatus, statusOf } from './faults.ts';
 import { m2sRefs, s2mRefs } from './refs.ts';
+import { streamPackets } from './stream.ts';
 import type {
   AutoRun,
   MockUdmaUnitOptions,
@@ -51,6 +52,12 @@ export class MockUdmaUnit implements UdmaUnitIO {
 
   private readonly c: UdmaCore;
   private readonly pipeline: ArbitrationPipeline;
+  /**
+   * runUntilIdle serves runs of single-descriptor packets on the streaming path (stream.ts) when
+   * the pipeline's decisions are foregone; false sends every packet through the general step.
+   * Either way the results are the same.
+   */
+  streaming = true;
   /** Something may be runnable (a write happened since the engine last went idle). */
   private mayRun = true;
   private running = false;
@@ -97,6 +104,11 @@ export class MockUdmaUnit implements UdmaUnitIO {
   /** Packets served since construction. */
   get packetsServed(): number {
     return this.c.packetsServed;
+  }
+
+  /** Packets of packetsServed that the streaming path served (stream.ts). */
+  get packetsStreamed(): number {
+    return this.pipeline.streamed;
   }
 
   /** Every completion entry written, in order, with its cycle (docs/mock-arbitration.md). */
@@ -319,8 +331,16 @@ export class MockUdmaUnit implements UdmaUnitIO {
     const max = opts.maxPackets ?? Infinity;
     let served = 0;
     try {
-      const before = this.c.packetsServed;
-      while (served < max && this.step()) served = this.c.packetsServed - before;
+      const c = this.c;
+      const before = c.packetsServed;
+      let seen = before;
+      while (served < max && this.step()) {
+        // After a step that served a packet, the streaming path takes the steps it can.
+        if (this.streaming && c.packetsServed !== seen && c.packetsServed - before < max)
+          streamPackets(this.pipeline, max - (c.packetsServed - before));
+        seen = c.packetsServed;
+        served = seen - before;
+      }
       if (served < max) this.mayRun = false;
     } finally {
       this.running = false;
