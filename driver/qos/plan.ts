@@ -18,6 +18,7 @@ import { zodIssues } from '../../common/zod-issues.ts';
 import { NxdmaError } from '../../common/errors.ts';
 import { DMA_QOS_CLASS_NAMES, type DMAQoSClassName } from '../../csr/formats/qos-class.ts';
 import { field, queueCount } from '../udma/regs.ts';
+import { checkPlanFormat } from './plan-check.ts';
 
 /** Field maxima, from the register model (never written by hand). */
 export const QOS_LIMITS = {
@@ -285,6 +286,20 @@ export function isQosPlan(v: unknown): v is QosPlan {
  */
 export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
   if (isQosPlan(input)) return input;
+  return normalizePlan(checkPlanFormat(input, QOS_LIMITS) ?? schemaParse(input, source), source);
+}
+
+/**
+ * parseQosPlan with the schema alone (no hand checker): the reference the checker is tested
+ * against (test/driver/qos/plan-check.test.ts).
+ */
+export function parseQosPlanWithSchema(input: unknown, source = 'plan'): QosPlan {
+  if (isQosPlan(input)) return input;
+  return normalizePlan(schemaParse(input, source), source);
+}
+
+/** The schema's parse of a plan; PLAN_INVALID naming every problem's JSON path. */
+function schemaParse(input: unknown, source: string): QosPlanJson {
   const r = QosPlanSchema.safeParse(input);
   if (!r.success) {
     const issues = zodIssues(r.error, input, PLAN_FORMAT).map((i) => ({
@@ -303,7 +318,11 @@ export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
       },
     );
   }
-  const plan = r.data;
+  return r.data;
+}
+
+/** One entry per engine, queues sorted, DWRR shorthand expanded; duplicates are PLAN_INVALID. */
+function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
   const byEngine = new Map<number, PlanEngine>();
   plan.engines.forEach((e, i) => {
     const where = `engines[${i}]`;
