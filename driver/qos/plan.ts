@@ -321,16 +321,32 @@ function schemaParse(input: unknown, source: string): QosPlanJson {
   return r.data;
 }
 
+/**
+ * `o[k] = v` for a key read from a parsed plan object. The copies below are `{ ...x, more }`
+ * written as `for...in` loops: the same keys in the same order, since the schema's output objects
+ * are plain objects with own string keys only (an inherited enumerable key fails the schema's
+ * unknown-key check), and without the cost of object spread with extra properties.
+ */
+function setKey(o: object, k: string, v: unknown): void {
+  (o as Record<string, unknown>)[k] = v;
+}
+
 /** One entry per engine, queues sorted, DWRR shorthand expanded; duplicates are PLAN_INVALID. */
 function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
   const byEngine = new Map<number, PlanEngine>();
-  plan.engines.forEach((e, i) => {
+  const entries = plan.engines;
+  /** Per queue number: the index of its entry in the engine entry being read (-1: none yet). */
+  const seenQ = new Int32Array(QOS_LIMITS.queues);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
     const where = `engines[${i}]`;
     const ids = Array.isArray(e.engine) ? e.engine : [e.engine];
-    const seenQ = new Map<number, number>();
-    (e.queues ?? []).forEach((q, j) => {
-      const prev = seenQ.get(q.queue);
-      if (prev !== undefined) {
+    const qs = e.queues ?? [];
+    seenQ.fill(-1);
+    for (let j = 0; j < qs.length; j++) {
+      const q = qs[j];
+      const prev = seenQ[q.queue];
+      if (prev >= 0) {
         throw new NxdmaError(
           'PLAN_INVALID',
           `${source}: ${where}.queues[${j}]: queue ${q.queue} is already planned at ${where}.queues[${prev}]`,
@@ -341,8 +357,8 @@ function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
           },
         );
       }
-      seenQ.set(q.queue, j);
-    });
+      seenQ[q.queue] = j;
+    }
     const dwrr: PlanDwrr | undefined =
       e.arbiters?.dwrr === undefined
         ? undefined
@@ -350,26 +366,41 @@ function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
           ? { enabled: e.arbiters.dwrr === 'on' }
           : { ...e.arbiters.dwrr };
     for (const id of ids) {
-      if (byEngine.has(id)) {
+      const prev = byEngine.get(id);
+      if (prev !== undefined) {
         throw new NxdmaError(
           'PLAN_INVALID',
-          `${source}: ${where}: engine ${id} is already planned at ${byEngine.get(id)!.where}`,
+          `${source}: ${where}: engine ${id} is already planned at ${prev.where}`,
           { where: `${source}:${where}.engine`, expected: 'each engine in one entry', actual: id },
         );
       }
-      const arbiters: PlanArbiters = { ...(e.arbiters ?? {}), dwrr };
-      if (dwrr === undefined) delete arbiters.dwrr;
-      byEngine.set(id, {
-        engine: id,
-        arbiters,
-        ...(e.rateLimit ? { rateLimit: e.rateLimit } : {}),
-        queues: (e.queues ?? [])
-          .map((q, j) => ({ ...q, where: `${where}.queues[${j}]` }))
-          .sort((a, b) => a.queue - b.queue),
-        where,
-      });
+      // The entry's arbiter modes with the DWRR shorthand expanded (dropped when not given).
+      const arbiters: PlanArbiters = {};
+      const given = e.arbiters ?? {};
+      for (const k in given) {
+        if (k !== 'dwrr') setKey(arbiters, k, given[k as keyof typeof given]);
+        else if (dwrr !== undefined) arbiters.dwrr = dwrr;
+      }
+      // Queues in queue order (each once: seenQ), each with the path of its entry.
+      const queues: PlanQueue[] = [];
+      for (let n = 0; n < seenQ.length; n++) {
+        const j = seenQ[n];
+        if (j >= 0) {
+          const q = qs[j];
+          const pq = {} as PlanQueue;
+          for (const k in q) setKey(pq, k, q[k as keyof typeof q]);
+          pq.where = `${where}.queues[${j}]`;
+          queues.push(pq);
+        }
+      }
+      byEngine.set(
+        id,
+        e.rateLimit
+          ? { engine: id, arbiters, rateLimit: e.rateLimit, queues, where }
+          : { engine: id, arbiters, queues, where },
+      );
     }
-  });
+  }
   return {
     version: 1,
     ...(plan.description !== undefined ? { description: plan.description } : {}),
