@@ -48,10 +48,16 @@ class WordBuilder {
             source,
           }
         : { name: s.name, lsb: s.lsb, width: s.width, value, origin, inferred: f.inferred, source };
+    // Fields kept in bit order, as a stable sort by lsb of the first-set order would leave them
+    // (a field set again keeps its place).
     const fs = this.fields;
     let i = 0;
-    while (i < fs.length && fs[i].name !== s.name) i++;
-    fs[i] = pf;
+    while (i < fs.length && fs[i].name !== s.name && fs[i].lsb <= s.lsb) i++;
+    if (i < fs.length && fs[i].name === s.name) fs[i] = pf;
+    else {
+      for (let j = fs.length; j > i; j--) fs[j] = fs[j - 1];
+      fs[i] = pf;
+    }
     if (!this.names.includes(f.field)) this.names.push(f.field);
   }
 
@@ -64,7 +70,7 @@ class WordBuilder {
       offset: r.offset,
       mask: this.mask,
       value: this.value,
-      fields: this.fields.sort((a, b) => a.lsb - b.lsb),
+      fields: this.fields,
       complete: (this.mask & r.fieldMask) >>> 0 === r.fieldMask,
       inferred: r.inferredWrite(this.names),
       reset: r.reset,

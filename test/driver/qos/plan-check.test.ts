@@ -4,13 +4,15 @@
  * limit, keys present but undefined, unknown keys), mutated example plans and random JSON,
  * parseQosPlan and the schema-only parse return the same plan (same keys in the same order, same
  * values, -0 and undefined included) or throw the same error; whatever the checker accepts is
- * exactly the schema's output, in fresh objects.
+ * exactly the schema's output, in fresh objects. The planner's words list each field once, in bit
+ * order.
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DMA_QOS_CLASS_NAMES } from '../../../csr/formats/qos-class.ts';
 import { checkPlanFormat } from '../../../driver/qos/plan-check.ts';
+import { planQos } from '../../../driver/qos/planner.ts';
 import {
   QOS_LIMITS,
   QosPlanSchema,
@@ -213,5 +215,30 @@ describe('QoS plan hand checker', () => {
     };
     expect(checkPlanFormat(both, QOS_LIMITS)).toBeUndefined();
     expect(() => parseQosPlan(both)).toThrow(/give either class or qos/);
+  });
+});
+
+describe('planned words', () => {
+  it('list their fields once each, in bit order, on every accepted plan', () => {
+    let planned = 0;
+    fc.assert(
+      fc.property(docArb, (doc) => {
+        const r = outcome(() => planQos(doc as never, { allowInferred: true }));
+        if (!r.ok) return;
+        for (const w of r.value.writes) {
+          planned++;
+          const names = w.fields.map((f) => f.name);
+          expect(new Set(names).size).toBe(names.length);
+          expect(w.fields).toEqual([...w.fields].sort((a, b) => a.lsb - b.lsb));
+          const mask = w.fields.reduce(
+            (m, f) => (m | (((2 ** f.width - 1) << f.lsb) >>> 0)) >>> 0,
+            0,
+          );
+          expect(mask).toBe(w.mask);
+        }
+      }),
+      fuzz(0x9051a0c2, 300),
+    );
+    expect(planned).toBeGreaterThan(100);
   });
 });
