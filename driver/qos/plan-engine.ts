@@ -6,9 +6,15 @@
 import { NxdmaError } from '../../common/errors.ts';
 import { DMAQoSClass, defaultQueueQos } from '../../csr/formats/qos-class.ts';
 import { reg, type Reg } from '../udma/regs.ts';
-import type { PlanEngine } from './plan.ts';
+import type { PlanEngine, PlanQueue } from './plan.ts';
 import type { PlannedField, PlannedWrite, QosOrigin, QosWarning } from './planner.ts';
-import { qosRegs, type PlanFieldSpec, type RefillFieldSpecs, type RefillKey } from './qos-regs.ts';
+import {
+  qosRegs,
+  type PlanFieldSpec,
+  type QueueFieldSpecs,
+  type RefillFieldSpecs,
+  type RefillKey,
+} from './qos-regs.ts';
 
 /** The word of one register being planned: the bits set so far and the fields they came from. */
 class WordBuilder {
@@ -127,47 +133,49 @@ class EngineWords {
   }
 }
 
+/** One queue entry's fields (class or explicit values, rate limiter, S2M AXI QoS). */
+function planQueue(W: EngineWords, Q: QueueFieldSpecs, q: PlanQueue): void {
+  const n = q.queue;
+  const src = q.where;
+  if (q.class !== undefined) {
+    const v = defaultQueueQos(DMAQoSClass[q.class]);
+    const s = `${src}.class`;
+    W.set(Q.axiQos, v.axiQos, 'class', s, n);
+    W.set(Q.qQos, v.qQos, 'class', s, n);
+    W.set(Q.weight, v.weight, 'class', s, n);
+    W.set(Q.highPriority, v.highPriority ? 1 : 0, 'class', s, n);
+  }
+  if (q.qos !== undefined) {
+    const x = q.qos;
+    const s = `${src}.qos`;
+    if (x.axiQos !== undefined) W.set(Q.axiQos, x.axiQos, 'explicit', `${s}.axiQos`, n);
+    if (x.qQos !== undefined) W.set(Q.qQos, x.qQos, 'explicit', `${s}.qQos`, n);
+    if (x.weight !== undefined) W.set(Q.weight, x.weight, 'explicit', `${s}.weight`, n);
+    if (x.highPriority !== undefined)
+      W.set(Q.highPriority, x.highPriority ? 1 : 0, 'explicit', `${s}.highPriority`, n);
+  }
+  if (q.rateLimit !== undefined) {
+    const rl = q.rateLimit;
+    const s = `${src}.rateLimit`;
+    W.set(Q.rateLimitEn, rl.enabled ? 1 : 0, 'explicit', `${s}.enabled`, n);
+    if (rl.maxBurst !== undefined)
+      W.set(Q.rateLimitMaxBurst, rl.maxBurst, 'explicit', `${s}.maxBurst`, n);
+    if (rl.pause !== undefined)
+      W.set(Q.rateLimitPause, rl.pause ? 1 : 0, 'explicit', `${s}.pause`, n);
+    W.setRefill(rl, Q.rateLimitRefill, s, n);
+    // The per-queue limiter engages only when its mask bit is clear (1 = masked, the reset value).
+    W.set(Q.rateLimitMask, rl.enabled ? 0 : 1, 'explicit', `${s}.enabled`, n);
+  }
+  if (q.s2mAxiQos !== undefined)
+    W.set(s2mQueueField(Q.s2mAxiQos, n), q.s2mAxiQos, 'explicit', `${src}.s2mAxiQos`, n);
+}
+
 /** The writes of one engine of the plan, in write order. */
 export function planEngine(e: PlanEngine): PlannedWrite[] {
   const T = qosRegs();
   const W = new EngineWords(e.engine, T.order.length);
 
-  for (const q of e.queues) {
-    const Q = T.queues[q.queue];
-    const n = q.queue;
-    const src = q.where;
-    if (q.class !== undefined) {
-      const v = defaultQueueQos(DMAQoSClass[q.class]);
-      const s = `${src}.class`;
-      W.set(Q.axiQos, v.axiQos, 'class', s, n);
-      W.set(Q.qQos, v.qQos, 'class', s, n);
-      W.set(Q.weight, v.weight, 'class', s, n);
-      W.set(Q.highPriority, v.highPriority ? 1 : 0, 'class', s, n);
-    }
-    if (q.qos !== undefined) {
-      const x = q.qos;
-      const s = `${src}.qos`;
-      if (x.axiQos !== undefined) W.set(Q.axiQos, x.axiQos, 'explicit', `${s}.axiQos`, n);
-      if (x.qQos !== undefined) W.set(Q.qQos, x.qQos, 'explicit', `${s}.qQos`, n);
-      if (x.weight !== undefined) W.set(Q.weight, x.weight, 'explicit', `${s}.weight`, n);
-      if (x.highPriority !== undefined)
-        W.set(Q.highPriority, x.highPriority ? 1 : 0, 'explicit', `${s}.highPriority`, n);
-    }
-    if (q.rateLimit !== undefined) {
-      const rl = q.rateLimit;
-      const s = `${src}.rateLimit`;
-      W.set(Q.rateLimitEn, rl.enabled ? 1 : 0, 'explicit', `${s}.enabled`, n);
-      if (rl.maxBurst !== undefined)
-        W.set(Q.rateLimitMaxBurst, rl.maxBurst, 'explicit', `${s}.maxBurst`, n);
-      if (rl.pause !== undefined)
-        W.set(Q.rateLimitPause, rl.pause ? 1 : 0, 'explicit', `${s}.pause`, n);
-      W.setRefill(rl, Q.rateLimitRefill, s, n);
-      // The per-queue limiter engages only when its mask bit is clear (1 = masked, the reset value).
-      W.set(Q.rateLimitMask, rl.enabled ? 0 : 1, 'explicit', `${s}.enabled`, n);
-    }
-    if (q.s2mAxiQos !== undefined)
-      W.set(s2mQueueField(Q.s2mAxiQos, n), q.s2mAxiQos, 'explicit', `${src}.s2mAxiQos`, n);
-  }
+  for (const q of e.queues) planQueue(W, T.queues[q.queue], q);
 
   const E = T.engine;
   const rl = e.rateLimit;

@@ -211,6 +211,7 @@ export const QosPlanSchema = z
 export type QosPlanInput = z.input<typeof QosPlanSchema>;
 export type QosPlanJson = z.output<typeof QosPlanSchema>;
 export type QueueQosInput = z.output<typeof QueueQosSchema>;
+type QueueEntryJson = z.output<typeof QueueEntrySchema>;
 export type RateLimitInput = z.output<typeof RateLimitSchema>;
 export type ArbitersInput = z.output<typeof ArbitersSchema>;
 export type EngineRateLimitInput = z.output<typeof EngineRateLimitSchema>;
@@ -331,6 +332,14 @@ function setKey(o: object, k: string, v: unknown): void {
   (o as Record<string, unknown>)[k] = v;
 }
 
+/** A queue entry of the plan with the JSON path of the entry: `{ ...q, where }`. */
+function planQueue(q: QueueEntryJson, where: string): PlanQueue {
+  const pq = {} as PlanQueue;
+  for (const k in q) setKey(pq, k, q[k as keyof typeof q]);
+  pq.where = where;
+  return pq;
+}
+
 /** One entry per engine, queues sorted, DWRR shorthand expanded; duplicates are PLAN_INVALID. */
 function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
   const byEngine = new Map<number, PlanEngine>();
@@ -385,13 +394,7 @@ function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
       const queues: PlanQueue[] = [];
       for (let n = 0; n < seenQ.length; n++) {
         const j = seenQ[n];
-        if (j >= 0) {
-          const q = qs[j];
-          const pq = {} as PlanQueue;
-          for (const k in q) setKey(pq, k, q[k as keyof typeof q]);
-          pq.where = `${where}.queues[${j}]`;
-          queues.push(pq);
-        }
+        if (j >= 0) queues.push(planQueue(qs[j], `${where}.queues[${j}]`));
       }
       byEngine.set(
         id,
