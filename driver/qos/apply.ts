@@ -139,9 +139,50 @@ function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
   };
 }
 
-/** A window's slot in the per-apply window list: engine * 2, + 1 for the S2M file. */
-function windowSlot(engine: number, file: UdmaFileName): number {
-  return engine * 2 + (file === 'udma_m2s' ? 0 : 1);
+/**
+ * The register windows one apply uses, each bound to the shadow on its first use (the shadow
+ * learns every read and write through it).
+ */
+class ApplyWindows {
+  /** By engine * 2, + 1 for the S2M file. */
+  private readonly bound: RegisterIO[] = [];
+
+  constructor(
+    private readonly units: Map<number, UdmaUnitIO>,
+    private readonly shadow: RegisterShadow,
+  ) {}
+
+  of(w: PlannedWrite): RegisterIO {
+    const k = w.engine * 2 + (w.file === 'udma_m2s' ? 0 : 1);
+    return (this.bound[k] ??= this.shadow.bind(
+      w.engine,
+      w.file,
+      unitWindow(this.units.get(w.engine)!, w.file),
+    ));
+  }
+}
+
+/**
+ * The word register `w` holds before the apply: from the shadow, else read (when the write sets
+ * it only partly, or `reportOld`), else -1 (not known).
+ */
+function wordBefore(
+  w: PlannedWrite,
+  shadow: RegisterShadow,
+  windows: ApplyWindows,
+  reportOld: boolean,
+  io: QosIoCounts,
+): number {
+  const known = shadow.get(w.engine, w.file, w.offset);
+  if (known !== undefined) {
+    io.shadowHits++;
+    return known;
+  }
+  if (!w.complete || reportOld) {
+    io.reads++;
+    return windows.of(w).read32(w.offset) >>> 0;
+  }
+  return -1;
 }
 
 /**
@@ -171,12 +212,7 @@ export function applyQos(
   const savePrevious = opts.savePrevious === true;
   const reportOld = opts.reportOld === true || savePrevious;
 
-  // The windows to use, bound to the shadow on first use (it learns every read and write).
-  const windows: RegisterIO[] = [];
-  const window = (w: PlannedWrite): RegisterIO => {
-    const k = windowSlot(w.engine, w.file);
-    return (windows[k] ??= shadow.bind(w.engine, w.file, unitWindow(units.get(w.engine)!, w.file)));
-  };
+  const windows = new ApplyWindows(units, shadow);
 
   // Compose every word: `olds[i]` is the word before (-1: not read), `nexts[i]` the word after.
   const writes = program.writes;
@@ -185,12 +221,7 @@ export function applyQos(
   const nexts = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const w = writes[i];
-    let old = shadow.get(w.engine, w.file, w.offset) ?? -1;
-    if (old !== -1) io.shadowHits++;
-    else if (!w.complete || reportOld) {
-      old = window(w).read32(w.offset) >>> 0;
-      io.reads++;
-    }
+    const old = wordBefore(w, shadow, windows, reportOld, io);
     olds[i] = old;
     nexts[i] = (((old === -1 ? w.reset : old) & ~w.mask) | w.value) >>> 0;
   }
@@ -227,7 +258,7 @@ export function applyQos(
     for (let i = 0; i < n; i++) {
       if (olds[i] === nexts[i]) continue;
       const w = writes[i];
-      window(w).write32(w.offset, nexts[i]);
+      windows.of(w).write32(w.offset, nexts[i]);
       io.writes++;
     }
   }
