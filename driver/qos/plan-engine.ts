@@ -21,8 +21,10 @@ class WordBuilder {
   mask = 0;
   value = 0;
   readonly fields: PlannedField[] = [];
-  /** Register fields named so far (for the inferred-write rule), in first-set order. */
-  readonly names: string[] = [];
+  /** The first field set (its register field starts the names of the inferred-write rule). */
+  first: PlanFieldSpec | undefined = undefined;
+  /** Register fields named so far, in first-set order, once a second one is set. */
+  names: string[] | undefined = undefined;
 
   constructor(
     readonly reg: Reg,
@@ -64,7 +66,12 @@ class WordBuilder {
       for (let j = fs.length; j > i; j--) fs[j] = fs[j - 1];
       fs[i] = pf;
     }
-    if (!this.names.includes(f.field)) this.names.push(f.field);
+    const first = this.first;
+    if (first === undefined) this.first = f;
+    else if (f.field !== first.field) {
+      const names = (this.names ??= [first.field]);
+      if (!names.includes(f.field)) names.push(f.field);
+    }
   }
 
   build(): PlannedWrite {
@@ -78,7 +85,7 @@ class WordBuilder {
       value: this.value,
       fields: this.fields,
       complete: (this.mask & r.fieldMask) >>> 0 === r.fieldMask,
-      inferred: r.inferredWrite(this.names),
+      inferred: r.inferredWrite(this.names ?? this.first!.fieldNames),
       reset: r.reset,
       readMask: r.readMask,
     };
@@ -227,15 +234,18 @@ export function planEngine(e: PlanEngine): PlannedWrite[] {
   return W.writes();
 }
 
+/** The queue entry sets a class or an explicit AXI QoS, DWRR level or weight. */
+function setsQueueQos(q: PlanQueue): boolean {
+  return (
+    q.class !== undefined ||
+    (q.qos !== undefined &&
+      (q.qos.axiQos !== undefined || q.qos.qQos !== undefined || q.qos.weight !== undefined))
+  );
+}
+
 /** The seed 004 §8.6 arming rule for one engine: per-queue QoS set but the arbiters left in round robin. */
 export function armingWarnings(e: PlanEngine): QosWarning[] {
-  const hasQos = e.queues.some(
-    (q) =>
-      q.class !== undefined ||
-      (q.qos !== undefined &&
-        (q.qos.axiQos !== undefined || q.qos.qQos !== undefined || q.qos.weight !== undefined)),
-  );
-  if (!hasQos) return [];
+  if (!e.queues.some(setsQueueQos)) return [];
   const out: QosWarning[] = [];
   const missing: string[] = [];
   if (e.arbiters.prefetch !== 'qos') {
@@ -278,23 +288,39 @@ export function armingWarnings(e: PlanEngine): QosWarning[] {
  */
 export function refillWarnings(e: PlanEngine): QosWarning[] {
   const out: QosWarning[] = [];
-  const none = (r: { enabled: boolean; refill?: number; longRefill?: number }): boolean =>
-    r.enabled && r.refill === undefined && r.longRefill === undefined;
-  const warn = (what: string, regs: string): void => {
-    out.push({
-      code: 'RATE_LIMIT_NO_REFILL',
-      engine: e.engine,
-      message:
-        `engine ${e.engine}: ${what} is enabled but the plan gives no refill or longRefill: ` +
-        `its bucket refills by whatever ${regs} hold (reset unknown), and stops the traffic once empty if that is 0`,
-    });
-  };
   const st = e.rateLimit?.stream;
-  if (st && none(st))
-    warn('the stream rate limiter', 'M2S_stream_rate_limiter.cfg_token_size_1 / _2');
+  if (st && noRefill(st))
+    out.push(
+      noRefillWarning(
+        e,
+        'the stream rate limiter',
+        'M2S_stream_rate_limiter.cfg_token_size_1 / _2',
+      ),
+    );
   for (const q of e.queues) {
-    if (q.rateLimit && none(q.rateLimit))
-      warn(`queue ${q.queue}'s rate limiter`, `M2S_Q[${q.queue}].rate_limit_cfg_token_size_1 / _2`);
+    if (q.rateLimit && noRefill(q.rateLimit))
+      out.push(
+        noRefillWarning(
+          e,
+          `queue ${q.queue}'s rate limiter`,
+          `M2S_Q[${q.queue}].rate_limit_cfg_token_size_1 / _2`,
+        ),
+      );
   }
   return out;
+}
+
+/** An enabled bucket without a refill or longRefill. */
+function noRefill(r: { enabled: boolean; refill?: number; longRefill?: number }): boolean {
+  return r.enabled && r.refill === undefined && r.longRefill === undefined;
+}
+
+function noRefillWarning(e: PlanEngine, what: string, regs: string): QosWarning {
+  return {
+    code: 'RATE_LIMIT_NO_REFILL',
+    engine: e.engine,
+    message:
+      `engine ${e.engine}: ${what} is enabled but the plan gives no refill or longRefill: ` +
+      `its bucket refills by whatever ${regs} hold (reset unknown), and stops the traffic once empty if that is 0`,
+  };
 }
