@@ -79,184 +79,144 @@ function opt(o: Obj, k: string): unknown {
   return v === undefined && k in o ? NO_VALUE : v;
 }
 
-function mode(v: unknown): boolean {
+/*
+ * The optional keys: each copies key `k` of `x` into `out` when present and valid, and returns
+ * false when it is present but not valid (the plan then goes to the schema). Called in the
+ * schema's key order, so `out` gets the keys in that order.
+ */
+
+/** An optional integer in 0..max. */
+function optUint(x: Obj, k: string, max: number, out: Obj): boolean {
+  const v = opt(x, k);
+  if (v === undefined) return true;
+  if (!uint(v, max)) return false;
+  out[k] = v;
+  return true;
+}
+
+/** An optional key whose value passes `test` (a boolean, a string, an arbiter mode). */
+function optWhen(x: Obj, k: string, test: (v: unknown) => boolean, out: Obj): boolean {
+  const v = opt(x, k);
+  if (v === undefined) return true;
+  if (!test(v)) return false;
+  out[k] = v;
+  return true;
+}
+
+function isBool(v: unknown): boolean {
+  return typeof v === 'boolean';
+}
+
+function isString(v: unknown): boolean {
+  return typeof v === 'string';
+}
+
+/** An arbiter mode ('rr' | 'qos'). */
+function isMode(v: unknown): boolean {
   return v === 'rr' || v === 'qos';
+}
+
+/** An optional object key checked by `check` (undefined: not valid). */
+function optObj<A>(
+  x: Obj,
+  k: string,
+  check: (v: unknown, a: A) => unknown,
+  a: A,
+  out: Obj,
+): boolean {
+  const v = opt(x, k);
+  if (v === undefined) return true;
+  const c = check(v, a);
+  if (c === NO) return false;
+  out[k] = c;
+  return true;
 }
 
 /** A token bucket ({ enabled, maxBurst?, pause?, refill?, longCycle?, longRefill? }). */
 function bucket(x: unknown, maxBurst: number, L: PlanLimits): Obj | undefined {
-  if (!plain(x, BUCKET_KEYS)) return NO;
-  const enabled = x.enabled;
-  const burst = opt(x, 'maxBurst');
-  const pause = opt(x, 'pause');
-  const refill = opt(x, 'refill');
-  const longCycle = opt(x, 'longCycle');
-  const longRefill = opt(x, 'longRefill');
-  if (typeof enabled !== 'boolean') return NO;
-  const out: Obj = { enabled };
-  if (burst !== undefined) {
-    if (!uint(burst, maxBurst)) return NO;
-    out.maxBurst = burst;
-  }
-  if (pause !== undefined) {
-    if (typeof pause !== 'boolean') return NO;
-    out.pause = pause;
-  }
-  if (refill !== undefined) {
-    if (!uint(refill, L.refill)) return NO;
-    out.refill = refill;
-  }
-  if (longCycle !== undefined) {
-    if (!uint(longCycle, L.longCycle)) return NO;
-    out.longCycle = longCycle;
-  }
-  if (longRefill !== undefined) {
-    if (!uint(longRefill, L.longRefill)) return NO;
-    out.longRefill = longRefill;
-  }
-  return out;
+  if (!plain(x, BUCKET_KEYS) || typeof x.enabled !== 'boolean') return NO;
+  const out: Obj = { enabled: x.enabled };
+  return optUint(x, 'maxBurst', maxBurst, out) &&
+    optWhen(x, 'pause', isBool, out) &&
+    optUint(x, 'refill', L.refill, out) &&
+    optUint(x, 'longCycle', L.longCycle, out) &&
+    optUint(x, 'longRefill', L.longRefill, out)
+    ? out
+    : NO;
+}
+
+function queueBucket(x: unknown, L: PlanLimits): Obj | undefined {
+  return bucket(x, L.queueMaxBurst, L);
+}
+
+function streamBucket(x: unknown, L: PlanLimits): Obj | undefined {
+  return bucket(x, L.streamMaxBurst, L);
 }
 
 /** Explicit per-queue values (at least one). */
 function queueQos(x: unknown, L: PlanLimits): Obj | undefined {
   if (!plain(x, QOS_KEYS)) return NO;
-  const axiQos = opt(x, 'axiQos');
-  const qQos = opt(x, 'qQos');
-  const weight = opt(x, 'weight');
-  const hp = opt(x, 'highPriority');
   const out: Obj = {};
-  if (axiQos !== undefined) {
-    if (!uint(axiQos, L.axiQos)) return NO;
-    out.axiQos = axiQos;
-  }
-  if (qQos !== undefined) {
-    if (!uint(qQos, L.qQos)) return NO;
-    out.qQos = qQos;
-  }
-  if (weight !== undefined) {
-    if (!uint(weight, L.weight)) return NO;
-    out.weight = weight;
-  }
-  if (hp !== undefined) {
-    if (typeof hp !== 'boolean') return NO;
-    out.highPriority = hp;
-  }
-  return axiQos === undefined && qQos === undefined && weight === undefined && hp === undefined
-    ? NO
-    : out;
+  return optUint(x, 'axiQos', L.axiQos, out) &&
+    optUint(x, 'qQos', L.qQos, out) &&
+    optUint(x, 'weight', L.weight, out) &&
+    optWhen(x, 'highPriority', isBool, out) &&
+    (out.axiQos !== undefined ||
+      out.qQos !== undefined ||
+      out.weight !== undefined ||
+      out.highPriority !== undefined)
+    ? out
+    : NO;
 }
 
 function queue(x: unknown, L: PlanLimits): Obj | undefined {
-  if (!plain(x, QUEUE_KEYS)) return NO;
-  const q = x.queue;
+  if (!plain(x, QUEUE_KEYS) || !uint(x.queue, L.queues - 1)) return NO;
+  const out: Obj = { queue: x.queue };
   const cls = opt(x, 'class');
-  const qos = opt(x, 'qos');
-  const s2m = opt(x, 's2mAxiQos');
-  const rl = opt(x, 'rateLimit');
-  const description = opt(x, 'description');
-  if (!uint(q, L.queues - 1)) return NO;
-  const out: Obj = { queue: q };
   if (cls !== undefined) {
-    if (!CLASSES.has(cls) || qos !== undefined) return NO;
+    // not both class and qos (the schema's refinement)
+    if (!CLASSES.has(cls) || x.qos !== undefined) return NO;
     out.class = cls;
   }
-  if (qos !== undefined) {
-    const v = queueQos(qos, L);
-    if (v === NO) return NO;
-    out.qos = v;
-  }
-  if (s2m !== undefined) {
-    if (!uint(s2m, L.s2mAxiQos)) return NO;
-    out.s2mAxiQos = s2m;
-  }
-  if (rl !== undefined) {
-    const v = bucket(rl, L.queueMaxBurst, L);
-    if (v === NO) return NO;
-    out.rateLimit = v;
-  }
-  if (description !== undefined) {
-    if (typeof description !== 'string') return NO;
-    out.description = description;
-  }
-  return out;
+  return optObj(x, 'qos', queueQos, L, out) &&
+    optUint(x, 's2mAxiQos', L.s2mAxiQos, out) &&
+    optObj(x, 'rateLimit', queueBucket, L, out) &&
+    optWhen(x, 'description', isString, out)
+    ? out
+    : NO;
 }
 
 function dwrr(x: unknown, L: PlanLimits): unknown {
   if (x === 'on' || x === 'off') return x;
-  if (!plain(x, DWRR_KEYS)) return NO;
-  const enabled = x.enabled;
-  const incFactor = opt(x, 'incFactor');
-  const weightInc = opt(x, 'weightInc');
-  const packetMode = opt(x, 'packetMode');
-  if (typeof enabled !== 'boolean') return NO;
-  const out: Obj = { enabled };
-  if (incFactor !== undefined) {
-    if (!uint(incFactor, L.incFactor)) return NO;
-    out.incFactor = incFactor;
-  }
-  if (weightInc !== undefined) {
-    if (!uint(weightInc, L.weightInc)) return NO;
-    out.weightInc = weightInc;
-  }
-  if (packetMode !== undefined) {
-    if (typeof packetMode !== 'boolean') return NO;
-    out.packetMode = packetMode;
-  }
-  return out;
+  if (!plain(x, DWRR_KEYS) || typeof x.enabled !== 'boolean') return NO;
+  const out: Obj = { enabled: x.enabled };
+  return optUint(x, 'incFactor', L.incFactor, out) &&
+    optUint(x, 'weightInc', L.weightInc, out) &&
+    optWhen(x, 'packetMode', isBool, out)
+    ? out
+    : NO;
 }
 
 function arbiters(x: unknown, L: PlanLimits): Obj | undefined {
   if (!plain(x, ARBITER_KEYS)) return NO;
-  const prefetch = opt(x, 'prefetch');
-  const s2mPrefetch = opt(x, 's2mPrefetch');
-  const dw = opt(x, 'dwrr');
-  const completion = opt(x, 'completion');
-  const qPromotion = opt(x, 'qPromotion');
   const out: Obj = {};
-  if (prefetch !== undefined) {
-    if (!mode(prefetch)) return NO;
-    out.prefetch = prefetch;
-  }
-  if (s2mPrefetch !== undefined) {
-    if (!mode(s2mPrefetch)) return NO;
-    out.s2mPrefetch = s2mPrefetch;
-  }
-  if (dw !== undefined) {
-    const v = dwrr(dw, L);
-    if (v === NO) return NO;
-    out.dwrr = v;
-  }
-  if (completion !== undefined) {
-    if (!mode(completion)) return NO;
-    out.completion = completion;
-  }
-  if (qPromotion !== undefined) {
-    if (typeof qPromotion !== 'boolean') return NO;
-    out.qPromotion = qPromotion;
-  }
-  return out;
+  return optWhen(x, 'prefetch', isMode, out) &&
+    optWhen(x, 's2mPrefetch', isMode, out) &&
+    optObj(x, 'dwrr', dwrr, L, out) &&
+    optWhen(x, 'completion', isMode, out) &&
+    optWhen(x, 'qPromotion', isBool, out)
+    ? out
+    : NO;
 }
 
 function engineRateLimit(x: unknown, L: PlanLimits): Obj | undefined {
   if (!plain(x, ENGINE_RL_KEYS)) return NO;
-  const shortCycleSize = opt(x, 'shortCycleSize');
-  const packetMode = opt(x, 'packetMode');
-  const stream = opt(x, 'stream');
   const out: Obj = {};
-  if (shortCycleSize !== undefined) {
-    if (!uint(shortCycleSize, L.shortCycleSize)) return NO;
-    out.shortCycleSize = shortCycleSize;
-  }
-  if (packetMode !== undefined) {
-    if (typeof packetMode !== 'boolean') return NO;
-    out.packetMode = packetMode;
-  }
-  if (stream !== undefined) {
-    const v = bucket(stream, L.streamMaxBurst, L);
-    if (v === NO) return NO;
-    out.stream = v;
-  }
-  return out;
+  return optUint(x, 'shortCycleSize', L.shortCycleSize, out) &&
+    optWhen(x, 'packetMode', isBool, out) &&
+    optObj(x, 'stream', streamBucket, L, out)
+    ? out
+    : NO;
 }
 
 /** An engine id (a safe integer >= 0) or a non-empty list of them. */
@@ -272,40 +232,37 @@ function engineIds(x: unknown): unknown {
   return out;
 }
 
+/** A list of entries each checked by `check` (undefined: not valid). */
+function entries(
+  x: unknown,
+  check: (v: unknown, L: PlanLimits) => Obj | undefined,
+  L: PlanLimits,
+): Obj[] | undefined {
+  if (!list(x)) return NO;
+  const out: Obj[] = [];
+  for (let i = 0; i < x.length; i++) {
+    const v = check(x[i], L);
+    if (v === NO) return NO;
+    out.push(v);
+  }
+  return out;
+}
+
 function engine(x: unknown, L: PlanLimits): Obj | undefined {
   if (!plain(x, ENGINE_KEYS)) return NO;
   const ids = engineIds(x.engine);
-  const arb = opt(x, 'arbiters');
-  const rl = opt(x, 'rateLimit');
-  const qs = opt(x, 'queues');
-  const description = opt(x, 'description');
   if (ids === NO) return NO;
   const out: Obj = { engine: ids };
-  if (arb !== undefined) {
-    const v = arbiters(arb, L);
-    if (v === NO) return NO;
-    out.arbiters = v;
-  }
-  if (rl !== undefined) {
-    const v = engineRateLimit(rl, L);
-    if (v === NO) return NO;
-    out.rateLimit = v;
-  }
-  if (qs !== undefined) {
-    if (!list(qs)) return NO;
-    const queues: Obj[] = [];
-    for (let i = 0; i < qs.length; i++) {
-      const v = queue(qs[i], L);
-      if (v === NO) return NO;
-      queues.push(v);
-    }
-    out.queues = queues;
-  }
-  if (description !== undefined) {
-    if (typeof description !== 'string') return NO;
-    out.description = description;
-  }
-  return out;
+  return optObj(x, 'arbiters', arbiters, L, out) &&
+    optObj(x, 'rateLimit', engineRateLimit, L, out) &&
+    optObj(x, 'queues', queueList, L, out) &&
+    optWhen(x, 'description', isString, out)
+    ? out
+    : NO;
+}
+
+function queueList(x: unknown, L: PlanLimits): Obj[] | undefined {
+  return entries(x, queue, L);
 }
 
 /**
@@ -314,28 +271,12 @@ function engine(x: unknown, L: PlanLimits): Obj | undefined {
  */
 export function checkPlanFormat(input: unknown, L: PlanLimits): QosPlanJson | undefined {
   if (!plain(input, PLAN_KEYS)) return NO;
-  const $schema = opt(input, '$schema');
-  const version = input.version;
-  const description = opt(input, 'description');
-  const es = input.engines;
   const out: Obj = {};
-  if ($schema !== undefined) {
-    if (typeof $schema !== 'string') return NO;
-    out.$schema = $schema;
-  }
-  if (version !== 1) return NO;
-  out.version = version;
-  if (description !== undefined) {
-    if (typeof description !== 'string') return NO;
-    out.description = description;
-  }
-  if (!list(es) || es.length === 0) return NO;
-  const engines: Obj[] = [];
-  for (let i = 0; i < es.length; i++) {
-    const v = engine(es[i], L);
-    if (v === NO) return NO;
-    engines.push(v);
-  }
+  if (!optWhen(input, '$schema', isString, out) || input.version !== 1) return NO;
+  out.version = 1;
+  if (!optWhen(input, 'description', isString, out)) return NO;
+  const engines = entries(input.engines, engine, L);
+  if (engines === NO || engines.length === 0) return NO;
   out.engines = engines;
   return out as unknown as QosPlanJson;
 }
