@@ -38,6 +38,9 @@ export class FieldRangeError extends RangeError {
   }
 }
 
+/** fieldMax of every width 0..32, looked up (a width outside the table is computed). */
+const FIELD_MAX: readonly number[] = Array.from({ length: 33 }, (_, w) => fieldMax(w));
+
 /**
  * The value of a field (`lsb`, `width` bits) in a 32-bit word, unsigned. For one-off decodes; the
  * hot paths hold a FieldSpec (the same rule with max and mask computed once).
@@ -46,7 +49,7 @@ export function fieldValue(
   word: number,
   f: { readonly lsb: number; readonly width: number },
 ): number {
-  return ((word >>> f.lsb) & fieldMax(f.width)) >>> 0;
+  return ((word >>> f.lsb) & (FIELD_MAX[f.width] ?? fieldMax(f.width))) >>> 0;
 }
 
 /**

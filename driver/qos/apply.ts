@@ -117,6 +117,17 @@ function unitOf(device: Device, engine: number): UdmaUnitIO {
 }
 
 function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
+  const fs = w.fields;
+  const fields: QosFieldChange[] = new Array<QosFieldChange>(fs.length);
+  for (let i = 0; i < fs.length; i++) {
+    const f = fs[i];
+    fields[i] = {
+      name: f.name,
+      old: old === null ? null : fieldValue(old, f),
+      new: f.value,
+      origin: f.origin,
+    };
+  }
   return {
     engine: w.engine,
     file: w.file,
@@ -124,13 +135,54 @@ function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
     offset: w.offset,
     old,
     new: next,
-    fields: w.fields.map((f) => ({
-      name: f.name,
-      old: old === null ? null : fieldValue(old, f),
-      new: f.value,
-      origin: f.origin,
-    })),
+    fields,
   };
+}
+
+/**
+ * The register windows one apply uses, each bound to the shadow on its first use (the shadow
+ * learns every read and write through it).
+ */
+class ApplyWindows {
+  /** By engine * 2, + 1 for the S2M file. */
+  private readonly bound: RegisterIO[] = [];
+
+  constructor(
+    private readonly units: Map<number, UdmaUnitIO>,
+    private readonly shadow: RegisterShadow,
+  ) {}
+
+  of(w: PlannedWrite): RegisterIO {
+    const k = w.engine * 2 + (w.file === 'udma_m2s' ? 0 : 1);
+    return (this.bound[k] ??= this.shadow.bind(
+      w.engine,
+      w.file,
+      unitWindow(this.units.get(w.engine)!, w.file),
+    ));
+  }
+}
+
+/**
+ * The word register `w` holds before the apply: from the shadow, else read (when the write sets
+ * it only partly, or `reportOld`), else -1 (not known).
+ */
+function wordBefore(
+  w: PlannedWrite,
+  shadow: RegisterShadow,
+  windows: ApplyWindows,
+  reportOld: boolean,
+  io: QosIoCounts,
+): number {
+  const known = shadow.get(w.engine, w.file, w.offset);
+  if (known !== undefined) {
+    io.shadowHits++;
+    return known;
+  }
+  if (!w.complete || reportOld) {
+    io.reads++;
+    return windows.of(w).read32(w.offset) >>> 0;
+  }
+  return -1;
 }
 
 /**
@@ -160,23 +212,18 @@ export function applyQos(
   const savePrevious = opts.savePrevious === true;
   const reportOld = opts.reportOld === true || savePrevious;
 
-  // The windows to use: shadowed when a shadow is given (it learns every read and write).
-  const window = (w: PlannedWrite): RegisterIO => {
-    const io = unitWindow(units.get(w.engine)!, w.file);
-    return shadow ? shadow.bind(w.engine, w.file, io) : io;
-  };
+  const windows = new ApplyWindows(units, shadow);
 
-  // Compose every word.
-  const composed: { w: PlannedWrite; old: number | null; next: number }[] = [];
-  for (const w of program.writes) {
-    let old: number | null = shadow?.get(w.engine, w.file, w.offset) ?? null;
-    if (old !== null) io.shadowHits++;
-    else if (!w.complete || reportOld) {
-      old = window(w).read32(w.offset) >>> 0;
-      io.reads++;
-    }
-    const base = old ?? w.reset;
-    composed.push({ w, old, next: ((base & ~w.mask) | w.value) >>> 0 });
+  // Compose every word: `olds[i]` is the word before (-1: not read), `nexts[i]` the word after.
+  const writes = program.writes;
+  const n = writes.length;
+  const olds = new Float64Array(n);
+  const nexts = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const w = writes[i];
+    const old = wordBefore(w, shadow, windows, reportOld, io);
+    olds[i] = old;
+    nexts[i] = (((old === -1 ? w.reset : old) & ~w.mask) | w.value) >>> 0;
   }
 
   const result: QosApplyResult = {
@@ -188,13 +235,11 @@ export function applyQos(
     verified: false,
     io,
   };
-  for (const c of composed) {
-    const rec = change(c.w, c.old, c.next);
-    if (c.old !== null && c.old === c.next) {
-      result.unchanged.push(rec);
-      continue;
-    }
-    result.writes.push(rec);
+  for (let i = 0; i < n; i++) {
+    const old = olds[i];
+    const rec = change(writes[i], old === -1 ? null : old, nexts[i]);
+    if (old === nexts[i]) result.unchanged.push(rec);
+    else result.writes.push(rec);
   }
   if (savePrevious) {
     result.previous = snapshotOf(
@@ -210,9 +255,10 @@ export function applyQos(
   }
   if (!dryRun && result.previous && opts.onPrevious) opts.onPrevious(result.previous);
   if (!dryRun) {
-    for (const c of composed) {
-      if (c.old !== null && c.old === c.next) continue;
-      window(c.w).write32(c.w.offset, c.next);
+    for (let i = 0; i < n; i++) {
+      if (olds[i] === nexts[i]) continue;
+      const w = writes[i];
+      windows.of(w).write32(w.offset, nexts[i]);
       io.writes++;
     }
   }
@@ -226,19 +272,21 @@ export function applyQos(
       expected: string;
       actual: string;
     }[] = [];
-    for (const c of composed) {
-      const got = unitWindow(units.get(c.w.engine)!, c.w.file).read32(c.w.offset) >>> 0;
+    for (let i = 0; i < n; i++) {
+      const w = writes[i];
+      const next = nexts[i];
+      const got = unitWindow(units.get(w.engine)!, w.file).read32(w.offset) >>> 0;
       io.verifyReads++;
-      if ((got & c.w.readMask) >>> 0 !== (c.next & c.w.readMask) >>> 0) {
+      if ((got & w.readMask) >>> 0 !== (next & w.readMask) >>> 0) {
         bad.push({
-          engine: c.w.engine,
-          file: c.w.file,
-          path: c.w.path,
-          offset: c.w.offset,
-          expected: hex(c.next, 8),
+          engine: w.engine,
+          file: w.file,
+          path: w.path,
+          offset: w.offset,
+          expected: hex(next, 8),
           actual: hex(got, 8),
         });
-        shadow?.forget(c.w.engine, c.w.file, c.w.offset);
+        shadow?.forget(w.engine, w.file, w.offset);
       }
     }
     if (bad.length > 0) {

@@ -6,17 +6,25 @@
 import { NxdmaError } from '../../common/errors.ts';
 import { DMAQoSClass, defaultQueueQos } from '../../csr/formats/qos-class.ts';
 import { reg, type Reg } from '../udma/regs.ts';
-import type { PlanEngine } from './plan.ts';
+import type { PlanEngine, PlanQueue } from './plan.ts';
 import type { PlannedField, PlannedWrite, QosOrigin, QosWarning } from './planner.ts';
-import { qosRegs, type PlanFieldSpec, type RefillFieldSpecs, type RefillKey } from './qos-regs.ts';
+import {
+  qosRegs,
+  type PlanFieldSpec,
+  type QueueFieldSpecs,
+  type RefillFieldSpecs,
+  type RefillKey,
+} from './qos-regs.ts';
 
 /** The word of one register being planned: the bits set so far and the fields they came from. */
 class WordBuilder {
   mask = 0;
   value = 0;
   readonly fields: PlannedField[] = [];
-  /** Register fields named so far (for the inferred-write rule), in first-set order. */
-  readonly names: string[] = [];
+  /** The first field set (its register field starts the names of the inferred-write rule). */
+  first: PlanFieldSpec | undefined = undefined;
+  /** Register fields named so far, in first-set order, once a second one is set. */
+  names: string[] | undefined = undefined;
 
   constructor(
     readonly reg: Reg,
@@ -35,21 +43,35 @@ class WordBuilder {
     }
     this.mask = (this.mask | s.mask) >>> 0;
     this.value = ((this.value & ~s.mask) | s.place(value)) >>> 0;
-    const pf: PlannedField = {
-      name: s.name,
-      lsb: s.lsb,
-      width: s.width,
-      value,
-      origin,
-      inferred: f.inferred,
-      ...(queue !== undefined ? { queue } : {}),
-      source,
-    };
+    const pf: PlannedField =
+      queue !== undefined
+        ? {
+            name: s.name,
+            lsb: s.lsb,
+            width: s.width,
+            value,
+            origin,
+            inferred: f.inferred,
+            queue,
+            source,
+          }
+        : { name: s.name, lsb: s.lsb, width: s.width, value, origin, inferred: f.inferred, source };
+    // Fields kept in bit order, as a stable sort by lsb of the first-set order would leave them
+    // (a field set again keeps its place).
     const fs = this.fields;
     let i = 0;
-    while (i < fs.length && fs[i].name !== s.name) i++;
-    fs[i] = pf;
-    if (!this.names.includes(f.field)) this.names.push(f.field);
+    while (i < fs.length && fs[i].name !== s.name && fs[i].lsb <= s.lsb) i++;
+    if (i < fs.length && fs[i].name === s.name) fs[i] = pf;
+    else {
+      for (let j = fs.length; j > i; j--) fs[j] = fs[j - 1];
+      fs[i] = pf;
+    }
+    const first = this.first;
+    if (first === undefined) this.first = f;
+    else if (f.field !== first.field) {
+      const names = (this.names ??= [first.field]);
+      if (!names.includes(f.field)) names.push(f.field);
+    }
   }
 
   build(): PlannedWrite {
@@ -61,9 +83,9 @@ class WordBuilder {
       offset: r.offset,
       mask: this.mask,
       value: this.value,
-      fields: this.fields.sort((a, b) => a.lsb - b.lsb),
+      fields: this.fields,
       complete: (this.mask & r.fieldMask) >>> 0 === r.fieldMask,
-      inferred: r.inferredWrite(this.names),
+      inferred: r.inferredWrite(this.names ?? this.first!.fieldNames),
       reset: r.reset,
       readMask: r.readMask,
     };
@@ -77,88 +99,108 @@ function s2mQueueField(f: PlanFieldSpec | undefined, n: number): PlanFieldSpec {
   throw new Error(`S2M_Q[${n}].cfg resolved but has no planned field`);
 }
 
-/** The writes of one engine of the plan, in write order. */
-export function planEngine(e: PlanEngine): PlannedWrite[] {
-  const T = qosRegs();
-  const builders: (WordBuilder | undefined)[] = new Array<WordBuilder | undefined>(T.order.length);
-  const set = (
-    f: PlanFieldSpec,
-    value: number,
-    origin: QosOrigin,
-    source: string,
-    queue?: number,
-  ): void => {
-    const b = (builders[f.slot] ??= new WordBuilder(f.reg, e.engine));
+/** The registers of one engine being planned, by slot in the write order. */
+class EngineWords {
+  readonly builders: (WordBuilder | undefined)[];
+
+  constructor(
+    readonly engine: number,
+    slots: number,
+  ) {
+    this.builders = new Array<WordBuilder | undefined>(slots);
+  }
+
+  /** Sets the bits of `f` in its register's word. */
+  set(f: PlanFieldSpec, value: number, origin: QosOrigin, source: string, queue?: number): void {
+    const b = (this.builders[f.slot] ??= new WordBuilder(f.reg, this.engine));
     b.put(f, value, origin, source, queue);
-  };
+  }
 
   /** A bucket's refill words, as far as the plan gives them. */
-  const setRefill = (
+  setRefill(
     r: { readonly [k in RefillKey]?: number },
     fields: RefillFieldSpecs,
     src: string,
     queue?: number,
-  ): void => {
+  ): void {
     for (const { key, spec } of fields) {
       const v = r[key];
-      if (v !== undefined) set(spec, v, 'explicit', `${src}.${key}`, queue);
+      if (v !== undefined) this.set(spec, v, 'explicit', `${src}.${key}`, queue);
     }
-  };
-
-  for (const q of e.queues) {
-    const Q = T.queues[q.queue];
-    const n = q.queue;
-    const src = q.where;
-    if (q.class !== undefined) {
-      const v = defaultQueueQos(DMAQoSClass[q.class]);
-      const s = `${src}.class`;
-      set(Q.axiQos, v.axiQos, 'class', s, n);
-      set(Q.qQos, v.qQos, 'class', s, n);
-      set(Q.weight, v.weight, 'class', s, n);
-      set(Q.highPriority, v.highPriority ? 1 : 0, 'class', s, n);
-    }
-    if (q.qos !== undefined) {
-      const x = q.qos;
-      const s = `${src}.qos`;
-      if (x.axiQos !== undefined) set(Q.axiQos, x.axiQos, 'explicit', `${s}.axiQos`, n);
-      if (x.qQos !== undefined) set(Q.qQos, x.qQos, 'explicit', `${s}.qQos`, n);
-      if (x.weight !== undefined) set(Q.weight, x.weight, 'explicit', `${s}.weight`, n);
-      if (x.highPriority !== undefined)
-        set(Q.highPriority, x.highPriority ? 1 : 0, 'explicit', `${s}.highPriority`, n);
-    }
-    if (q.rateLimit !== undefined) {
-      const rl = q.rateLimit;
-      const s = `${src}.rateLimit`;
-      set(Q.rateLimitEn, rl.enabled ? 1 : 0, 'explicit', `${s}.enabled`, n);
-      if (rl.maxBurst !== undefined)
-        set(Q.rateLimitMaxBurst, rl.maxBurst, 'explicit', `${s}.maxBurst`, n);
-      if (rl.pause !== undefined)
-        set(Q.rateLimitPause, rl.pause ? 1 : 0, 'explicit', `${s}.pause`, n);
-      setRefill(rl, Q.rateLimitRefill, s, n);
-      // The per-queue limiter engages only when its mask bit is clear (1 = masked, the reset value).
-      set(Q.rateLimitMask, rl.enabled ? 0 : 1, 'explicit', `${s}.enabled`, n);
-    }
-    if (q.s2mAxiQos !== undefined)
-      set(s2mQueueField(Q.s2mAxiQos, n), q.s2mAxiQos, 'explicit', `${src}.s2mAxiQos`, n);
   }
+
+  /** The words set, in write order. */
+  writes(): PlannedWrite[] {
+    const out: PlannedWrite[] = [];
+    for (let i = 0; i < this.builders.length; i++) {
+      const b = this.builders[i];
+      if (b !== undefined) out.push(b.build());
+    }
+    return out;
+  }
+}
+
+/** One queue entry's fields (class or explicit values, rate limiter, S2M AXI QoS). */
+function planQueue(W: EngineWords, Q: QueueFieldSpecs, q: PlanQueue): void {
+  const n = q.queue;
+  const src = q.where;
+  if (q.class !== undefined) {
+    const v = defaultQueueQos(DMAQoSClass[q.class]);
+    const s = `${src}.class`;
+    W.set(Q.axiQos, v.axiQos, 'class', s, n);
+    W.set(Q.qQos, v.qQos, 'class', s, n);
+    W.set(Q.weight, v.weight, 'class', s, n);
+    W.set(Q.highPriority, v.highPriority ? 1 : 0, 'class', s, n);
+  }
+  if (q.qos !== undefined) {
+    const x = q.qos;
+    const s = `${src}.qos`;
+    if (x.axiQos !== undefined) W.set(Q.axiQos, x.axiQos, 'explicit', `${s}.axiQos`, n);
+    if (x.qQos !== undefined) W.set(Q.qQos, x.qQos, 'explicit', `${s}.qQos`, n);
+    if (x.weight !== undefined) W.set(Q.weight, x.weight, 'explicit', `${s}.weight`, n);
+    if (x.highPriority !== undefined)
+      W.set(Q.highPriority, x.highPriority ? 1 : 0, 'explicit', `${s}.highPriority`, n);
+  }
+  if (q.rateLimit !== undefined) {
+    const rl = q.rateLimit;
+    const s = `${src}.rateLimit`;
+    W.set(Q.rateLimitEn, rl.enabled ? 1 : 0, 'explicit', `${s}.enabled`, n);
+    if (rl.maxBurst !== undefined)
+      W.set(Q.rateLimitMaxBurst, rl.maxBurst, 'explicit', `${s}.maxBurst`, n);
+    if (rl.pause !== undefined)
+      W.set(Q.rateLimitPause, rl.pause ? 1 : 0, 'explicit', `${s}.pause`, n);
+    W.setRefill(rl, Q.rateLimitRefill, s, n);
+    // The per-queue limiter engages only when its mask bit is clear (1 = masked, the reset value).
+    W.set(Q.rateLimitMask, rl.enabled ? 0 : 1, 'explicit', `${s}.enabled`, n);
+  }
+  if (q.s2mAxiQos !== undefined)
+    W.set(s2mQueueField(Q.s2mAxiQos, n), q.s2mAxiQos, 'explicit', `${src}.s2mAxiQos`, n);
+}
+
+/** The writes of one engine of the plan, in write order. */
+export function planEngine(e: PlanEngine): PlannedWrite[] {
+  const T = qosRegs();
+  const W = new EngineWords(e.engine, T.order.length);
+
+  for (const q of e.queues) planQueue(W, T.queues[q.queue], q);
 
   const E = T.engine;
   const rl = e.rateLimit;
   if (rl) {
     const s = `${e.where}.rateLimit`;
     if (rl.shortCycleSize !== undefined)
-      set(E.shortCycleSize, rl.shortCycleSize, 'explicit', `${s}.shortCycleSize`);
+      W.set(E.shortCycleSize, rl.shortCycleSize, 'explicit', `${s}.shortCycleSize`);
     if (rl.packetMode !== undefined)
-      set(E.rateLimitPacketMode, rl.packetMode ? 1 : 0, 'explicit', `${s}.packetMode`);
+      W.set(E.rateLimitPacketMode, rl.packetMode ? 1 : 0, 'explicit', `${s}.packetMode`);
     if (rl.stream) {
       const st = rl.stream;
-      set(E.streamEn, st.enabled ? 1 : 0, 'explicit', `${s}.stream.enabled`);
+      W.set(E.streamEn, st.enabled ? 1 : 0, 'explicit', `${s}.stream.enabled`);
       if (st.maxBurst !== undefined)
-        set(E.streamMaxBurst, st.maxBurst, 'explicit', `${s}.stream.maxBurst`);
+        W.set(E.streamMaxBurst, st.maxBurst, 'explicit', `${s}.stream.maxBurst`);
       if (st.pause !== undefined)
-        set(E.streamPause, st.pause ? 1 : 0, 'explicit', `${s}.stream.pause`);
-      setRefill(st, E.streamRefill, `${s}.stream`);
-      set(E.streamMask, st.enabled ? 0 : 1, 'explicit', `${s}.stream.enabled`);
+        W.set(E.streamPause, st.pause ? 1 : 0, 'explicit', `${s}.stream.pause`);
+      W.setRefill(st, E.streamRefill, `${s}.stream`);
+      W.set(E.streamMask, st.enabled ? 0 : 1, 'explicit', `${s}.stream.enabled`);
     }
   }
 
@@ -166,44 +208,44 @@ export function planEngine(e: PlanEngine): PlannedWrite[] {
   const s = `${e.where}.arbiters`;
   if (a.completion !== undefined) {
     const v = a.completion === 'rr' ? 1 : 0;
-    set(E.m2sCompForceRr, v, 'explicit', `${s}.completion`);
-    set(E.s2mCompForceRr, v, 'explicit', `${s}.completion`);
+    W.set(E.m2sCompForceRr, v, 'explicit', `${s}.completion`);
+    W.set(E.s2mCompForceRr, v, 'explicit', `${s}.completion`);
   }
   if (a.qPromotion !== undefined) {
     const v = a.qPromotion ? 1 : 0;
-    set(E.m2sQPromotion, v, 'explicit', `${s}.qPromotion`);
-    set(E.s2mQPromotion, v, 'explicit', `${s}.qPromotion`);
+    W.set(E.m2sQPromotion, v, 'explicit', `${s}.qPromotion`);
+    W.set(E.s2mQPromotion, v, 'explicit', `${s}.qPromotion`);
   }
   if (a.dwrr !== undefined) {
     const d = a.dwrr;
-    set(E.enDwrr, d.enabled ? 1 : 0, 'explicit', `${s}.dwrr`);
-    if (d.incFactor !== undefined) set(E.incFactor, d.incFactor, 'explicit', `${s}.dwrr.incFactor`);
-    if (d.weightInc !== undefined) set(E.weightInc, d.weightInc, 'explicit', `${s}.dwrr.weightInc`);
+    W.set(E.enDwrr, d.enabled ? 1 : 0, 'explicit', `${s}.dwrr`);
+    if (d.incFactor !== undefined)
+      W.set(E.incFactor, d.incFactor, 'explicit', `${s}.dwrr.incFactor`);
+    if (d.weightInc !== undefined)
+      W.set(E.weightInc, d.weightInc, 'explicit', `${s}.dwrr.weightInc`);
     if (d.packetMode !== undefined)
-      set(E.dwrrPacketMode, d.packetMode ? 1 : 0, 'explicit', `${s}.dwrr.packetMode`);
+      W.set(E.dwrrPacketMode, d.packetMode ? 1 : 0, 'explicit', `${s}.dwrr.packetMode`);
   }
   if (a.s2mPrefetch !== undefined)
-    set(E.s2mPrefForceRr, a.s2mPrefetch === 'rr' ? 1 : 0, 'explicit', `${s}.s2mPrefetch`);
+    W.set(E.s2mPrefForceRr, a.s2mPrefetch === 'rr' ? 1 : 0, 'explicit', `${s}.s2mPrefetch`);
   if (a.prefetch !== undefined)
-    set(E.m2sPrefForceRr, a.prefetch === 'rr' ? 1 : 0, 'explicit', `${s}.prefetch`);
+    W.set(E.m2sPrefForceRr, a.prefetch === 'rr' ? 1 : 0, 'explicit', `${s}.prefetch`);
 
-  const out: PlannedWrite[] = [];
-  for (let i = 0; i < builders.length; i++) {
-    const b = builders[i];
-    if (b !== undefined) out.push(b.build());
-  }
-  return out;
+  return W.writes();
+}
+
+/** The queue entry sets a class or an explicit AXI QoS, DWRR level or weight. */
+function setsQueueQos(q: PlanQueue): boolean {
+  return (
+    q.class !== undefined ||
+    (q.qos !== undefined &&
+      (q.qos.axiQos !== undefined || q.qos.qQos !== undefined || q.qos.weight !== undefined))
+  );
 }
 
 /** The seed 004 §8.6 arming rule for one engine: per-queue QoS set but the arbiters left in round robin. */
 export function armingWarnings(e: PlanEngine): QosWarning[] {
-  const hasQos = e.queues.some(
-    (q) =>
-      q.class !== undefined ||
-      (q.qos !== undefined &&
-        (q.qos.axiQos !== undefined || q.qos.qQos !== undefined || q.qos.weight !== undefined)),
-  );
-  if (!hasQos) return [];
+  if (!e.queues.some(setsQueueQos)) return [];
   const out: QosWarning[] = [];
   const missing: string[] = [];
   if (e.arbiters.prefetch !== 'qos') {
@@ -246,23 +288,39 @@ export function armingWarnings(e: PlanEngine): QosWarning[] {
  */
 export function refillWarnings(e: PlanEngine): QosWarning[] {
   const out: QosWarning[] = [];
-  const none = (r: { enabled: boolean; refill?: number; longRefill?: number }): boolean =>
-    r.enabled && r.refill === undefined && r.longRefill === undefined;
-  const warn = (what: string, regs: string): void => {
-    out.push({
-      code: 'RATE_LIMIT_NO_REFILL',
-      engine: e.engine,
-      message:
-        `engine ${e.engine}: ${what} is enabled but the plan gives no refill or longRefill: ` +
-        `its bucket refills by whatever ${regs} hold (reset unknown), and stops the traffic once empty if that is 0`,
-    });
-  };
   const st = e.rateLimit?.stream;
-  if (st && none(st))
-    warn('the stream rate limiter', 'M2S_stream_rate_limiter.cfg_token_size_1 / _2');
+  if (st && noRefill(st))
+    out.push(
+      noRefillWarning(
+        e,
+        'the stream rate limiter',
+        'M2S_stream_rate_limiter.cfg_token_size_1 / _2',
+      ),
+    );
   for (const q of e.queues) {
-    if (q.rateLimit && none(q.rateLimit))
-      warn(`queue ${q.queue}'s rate limiter`, `M2S_Q[${q.queue}].rate_limit_cfg_token_size_1 / _2`);
+    if (q.rateLimit && noRefill(q.rateLimit))
+      out.push(
+        noRefillWarning(
+          e,
+          `queue ${q.queue}'s rate limiter`,
+          `M2S_Q[${q.queue}].rate_limit_cfg_token_size_1 / _2`,
+        ),
+      );
   }
   return out;
+}
+
+/** An enabled bucket without a refill or longRefill. */
+function noRefill(r: { enabled: boolean; refill?: number; longRefill?: number }): boolean {
+  return r.enabled && r.refill === undefined && r.longRefill === undefined;
+}
+
+function noRefillWarning(e: PlanEngine, what: string, regs: string): QosWarning {
+  return {
+    code: 'RATE_LIMIT_NO_REFILL',
+    engine: e.engine,
+    message:
+      `engine ${e.engine}: ${what} is enabled but the plan gives no refill or longRefill: ` +
+      `its bucket refills by whatever ${regs} hold (reset unknown), and stops the traffic once empty if that is 0`,
+  };
 }

@@ -18,6 +18,7 @@ import { zodIssues } from '../../common/zod-issues.ts';
 import { NxdmaError } from '../../common/errors.ts';
 import { DMA_QOS_CLASS_NAMES, type DMAQoSClassName } from '../../csr/formats/qos-class.ts';
 import { field, queueCount } from '../udma/regs.ts';
+import { checkPlanFormat } from './plan-check.ts';
 
 /** Field maxima, from the register model (never written by hand). */
 export const QOS_LIMITS = {
@@ -210,6 +211,7 @@ export const QosPlanSchema = z
 export type QosPlanInput = z.input<typeof QosPlanSchema>;
 export type QosPlanJson = z.output<typeof QosPlanSchema>;
 export type QueueQosInput = z.output<typeof QueueQosSchema>;
+type QueueEntryJson = z.output<typeof QueueEntrySchema>;
 export type RateLimitInput = z.output<typeof RateLimitSchema>;
 export type ArbitersInput = z.output<typeof ArbitersSchema>;
 export type EngineRateLimitInput = z.output<typeof EngineRateLimitSchema>;
@@ -285,6 +287,20 @@ export function isQosPlan(v: unknown): v is QosPlan {
  */
 export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
   if (isQosPlan(input)) return input;
+  return normalizePlan(checkPlanFormat(input, QOS_LIMITS) ?? schemaParse(input, source), source);
+}
+
+/**
+ * parseQosPlan with the schema alone (no hand checker): the reference the checker is tested
+ * against (test/driver/qos/plan-check.test.ts).
+ */
+export function parseQosPlanWithSchema(input: unknown, source = 'plan'): QosPlan {
+  if (isQosPlan(input)) return input;
+  return normalizePlan(schemaParse(input, source), source);
+}
+
+/** The schema's parse of a plan; PLAN_INVALID naming every problem's JSON path. */
+function schemaParse(input: unknown, source: string): QosPlanJson {
   const r = QosPlanSchema.safeParse(input);
   if (!r.success) {
     const issues = zodIssues(r.error, input, PLAN_FORMAT).map((i) => ({
@@ -303,15 +319,43 @@ export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
       },
     );
   }
-  const plan = r.data;
+  return r.data;
+}
+
+/**
+ * `o[k] = v` for a key read from a parsed plan object. The copies below are `{ ...x, more }`
+ * written as `for...in` loops: the same keys in the same order, since the schema's output objects
+ * are plain objects with own string keys only (an inherited enumerable key fails the schema's
+ * unknown-key check), and without the cost of object spread with extra properties.
+ */
+function setKey(o: object, k: string, v: unknown): void {
+  (o as Record<string, unknown>)[k] = v;
+}
+
+/** A queue entry of the plan with the JSON path of the entry: `{ ...q, where }`. */
+function planQueue(q: QueueEntryJson, where: string): PlanQueue {
+  const pq = {} as PlanQueue;
+  for (const k in q) setKey(pq, k, q[k as keyof typeof q]);
+  pq.where = where;
+  return pq;
+}
+
+/** One entry per engine, queues sorted, DWRR shorthand expanded; duplicates are PLAN_INVALID. */
+function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
   const byEngine = new Map<number, PlanEngine>();
-  plan.engines.forEach((e, i) => {
+  const entries = plan.engines;
+  /** Per queue number: the index of its entry in the engine entry being read (-1: none yet). */
+  const seenQ = new Int32Array(QOS_LIMITS.queues);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
     const where = `engines[${i}]`;
     const ids = Array.isArray(e.engine) ? e.engine : [e.engine];
-    const seenQ = new Map<number, number>();
-    (e.queues ?? []).forEach((q, j) => {
-      const prev = seenQ.get(q.queue);
-      if (prev !== undefined) {
+    const qs = e.queues ?? [];
+    seenQ.fill(-1);
+    for (let j = 0; j < qs.length; j++) {
+      const q = qs[j];
+      const prev = seenQ[q.queue];
+      if (prev >= 0) {
         throw new NxdmaError(
           'PLAN_INVALID',
           `${source}: ${where}.queues[${j}]: queue ${q.queue} is already planned at ${where}.queues[${prev}]`,
@@ -322,8 +366,8 @@ export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
           },
         );
       }
-      seenQ.set(q.queue, j);
-    });
+      seenQ[q.queue] = j;
+    }
     const dwrr: PlanDwrr | undefined =
       e.arbiters?.dwrr === undefined
         ? undefined
@@ -331,26 +375,35 @@ export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
           ? { enabled: e.arbiters.dwrr === 'on' }
           : { ...e.arbiters.dwrr };
     for (const id of ids) {
-      if (byEngine.has(id)) {
+      const prev = byEngine.get(id);
+      if (prev !== undefined) {
         throw new NxdmaError(
           'PLAN_INVALID',
-          `${source}: ${where}: engine ${id} is already planned at ${byEngine.get(id)!.where}`,
+          `${source}: ${where}: engine ${id} is already planned at ${prev.where}`,
           { where: `${source}:${where}.engine`, expected: 'each engine in one entry', actual: id },
         );
       }
-      const arbiters: PlanArbiters = { ...(e.arbiters ?? {}), dwrr };
-      if (dwrr === undefined) delete arbiters.dwrr;
-      byEngine.set(id, {
-        engine: id,
-        arbiters,
-        ...(e.rateLimit ? { rateLimit: e.rateLimit } : {}),
-        queues: (e.queues ?? [])
-          .map((q, j) => ({ ...q, where: `${where}.queues[${j}]` }))
-          .sort((a, b) => a.queue - b.queue),
-        where,
-      });
+      // The entry's arbiter modes with the DWRR shorthand expanded (dropped when not given).
+      const arbiters: PlanArbiters = {};
+      const given = e.arbiters ?? {};
+      for (const k in given) {
+        if (k !== 'dwrr') setKey(arbiters, k, given[k as keyof typeof given]);
+        else if (dwrr !== undefined) arbiters.dwrr = dwrr;
+      }
+      // Queues in queue order (each once: seenQ), each with the path of its entry.
+      const queues: PlanQueue[] = [];
+      for (let n = 0; n < seenQ.length; n++) {
+        const j = seenQ[n];
+        if (j >= 0) queues.push(planQueue(qs[j], `${where}.queues[${j}]`));
+      }
+      byEngine.set(
+        id,
+        e.rateLimit
+          ? { engine: id, arbiters, rateLimit: e.rateLimit, queues, where }
+          : { engine: id, arbiters, queues, where },
+      );
     }
-  });
+  }
   return {
     version: 1,
     ...(plan.description !== undefined ? { description: plan.description } : {}),

@@ -20,6 +20,8 @@ export interface PlanFieldSpec {
   readonly spec: FieldSpec;
   /** The register field the bits belong to ("enable"), for the inferred-write rule. */
   readonly field: string;
+  /** `[field]`: the names of a word that sets only this register field. */
+  readonly fieldNames: readonly string[];
   /** The field or its register's address is inferred. */
   readonly inferred: boolean;
 }
@@ -111,7 +113,14 @@ function build(): QosRegs {
     }
     const f = r.field(name);
     const spec = bit === undefined ? f : f.bit(bit);
-    const out = { slot: -1, reg: r, spec, field: name, inferred: f.inferred || r.addressInferred };
+    const out = {
+      slot: -1,
+      reg: r,
+      spec,
+      field: name,
+      fieldNames: [name],
+      inferred: f.inferred || r.addressInferred,
+    };
     pending.push(out);
     return out;
   };
