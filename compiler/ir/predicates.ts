@@ -30,8 +30,9 @@ for (const i of [0, 3, 13, 22, 23, 24, 25, 26, 27, 48]) DMA_FAMILY_TABLE[i] = 1;
  */
 export function isDMAFamily(op: number): boolean {
   if (op === InstructionType.DMA) return true;
-  const idx = (op - 19) >>> 0;
-  return idx <= 0x30 && DMA_FAMILY_TABLE[idx] !== 0;
+  // the unsigned compare as a signed one on an int32 (no uint32 above 2^31 to box)
+  const idx = (op - 19) | 0;
+  return idx >= 0 && idx <= 0x30 && DMA_FAMILY_TABLE[idx] !== 0;
 }
 
 /**

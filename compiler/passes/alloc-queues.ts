@@ -169,6 +169,44 @@ export function findQueueTupleAt(
   return out;
 }
 
+/**
+ * The queue index of recently seen tuples: a direct-mapped table whose slots hold a tuple's fields
+ * (numDmaEngines is the module's, the same for every tuple) and its queue; a lookup compares every
+ * field, so a hit is exact, and allocates nothing.
+ */
+class TupleTable {
+  private readonly fields = new Int32Array(64 * 5);
+  private readonly queue = new Int32Array(64).fill(-1);
+
+  private slot(t: QueueTuple): number {
+    const h =
+      Math.imul(t.engine * 31 + t.subId, 0x9e3779b1) ^ Math.imul(t.type * 37 + t.qos, 0x85ebca6b);
+    return ((h ^ (h >>> 16) ^ t.dmaEngines) >>> 0) & 63;
+  }
+
+  /** The queue index held for `t`, or -1. */
+  get(t: QueueTuple): number {
+    const k = this.slot(t);
+    const f = this.fields;
+    const b = k * 5;
+    if (this.queue[k] === -1) return -1;
+    if (f[b] !== t.engine || f[b + 1] !== t.subId || f[b + 2] !== t.type) return -1;
+    if (f[b + 3] !== t.qos || f[b + 4] !== t.dmaEngines) return -1;
+    return this.queue[k];
+  }
+
+  set(t: QueueTuple, q: number): void {
+    const k = this.slot(t);
+    const b = k * 5;
+    this.fields[b] = t.engine;
+    this.fields[b + 1] = t.subId;
+    this.fields[b + 2] = t.type;
+    this.fields[b + 3] = t.qos;
+    this.fields[b + 4] = t.dmaEngines;
+    this.queue[k] = q;
+  }
+}
+
 export const allocQueues: Pass = {
   name: 'alloc_queues',
   order: 124,
@@ -177,8 +215,10 @@ export const allocQueues: Pass = {
     const m = ctx.module;
     const err = ctx.error;
     // A numeric cache of the full name: the name is an injective function of these fields, so equal
-    // keys mean equal names; the name map stays the authority (getQueueByName on a miss).
+    // keys mean equal names; the name map stays the authority (getQueueByName on a miss). In
+    // front of it, a table of the tuples seen compared field by field (no key built per DMA).
     const cache = new Map<number, DmaQueue>();
+    const seen = new TupleTable();
     const t: QueueTuple = { engine: 0, subId: 0, type: 0, qos: 0, numDmaEngines: 0, dmaEngines: 0 };
     let created = 0;
     let queued = 0;
@@ -189,6 +229,8 @@ export const allocQueues: Pass = {
     const c = m.columns;
     const findQueue = (id: number): DmaQueue | null => {
       if (findQueueTupleAt(id, m, tf, err, t) === null) return null;
+      const hit = seen.get(t);
+      if (hit !== -1) return m.queues[hit];
       const key = (((t.engine * 256 + t.subId) * 16 + t.type) * 32 + t.qos) * 2048 + t.dmaEngines;
       let q = cache.get(key);
       if (q === undefined) {
@@ -200,6 +242,7 @@ export const allocQueues: Pass = {
         }
         cache.set(key, q);
       }
+      seen.set(t, q.index);
       return q;
     };
 

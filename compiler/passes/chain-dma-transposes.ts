@@ -33,6 +33,14 @@ export interface XbarCounters {
   skippedBlocks: number;
 }
 
+/** The seed's diagnostic lines of the four xbar edges, by the edge's index in a note log. */
+const XBAR_NOTES = [
+  'xbar transpose -> SB collective',
+  'xbar transpose -> sb DMA',
+  'sb collective -> xbar transpose',
+  'sb DMA -> xbar transpose',
+];
+
 /**
  * chainXbarTransposeAndRemoteDMA(bb): the one-pass latch scan over the block's instruction
  * columns. `hasXbar` says whether the block has an xbar transpose (the caller knows it from its
@@ -61,54 +69,55 @@ export function chainXbarTransposeAndRemoteDMA(
     c.skippedBlocks++; // "[xbar-transpose] Got no DMA transpose, skipping chaining"
     return;
   }
-  const edge = (id: number, on: number) =>
-    addDependency(m.columns, m.edges, id, on, EdgeKind.Ordered);
+  const cols = m.columns;
+  const edges = m.edges;
   let lastXbarTranspose = -1;
   let lastSBCollective = -1;
   let lastRemoteSBPush = -1;
   let justGotSBCollective = false;
   let justGotRemoteSBPush = false;
+  // the lines are logged as numbers (edge, id, on) and written after the scan
+  const log: number[] | null = notes === null ? null : [];
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
     const dst = dstTensor[id];
     if (isXbarTransposeOp(op[id], transpose[id] as TransposeKind)) {
       if (justGotSBCollective && lastSBCollective !== -1) {
-        edge(id, lastSBCollective);
+        addDependency(cols, edges, id, lastSBCollective, EdgeKind.Ordered);
         c.transposeAfterCollective++;
         justGotSBCollective = false; // "Resetting JustGotSBCollective after xbar transpose"
-        notes?.push(
-          `[xbar-transpose] Adding dependency: xbar transpose -> SB collective: #${id} #${lastSBCollective}`,
-        );
+        log?.push(0, id, lastSBCollective);
       }
       if (justGotRemoteSBPush && lastRemoteSBPush !== -1) {
-        edge(id, lastRemoteSBPush);
+        addDependency(cols, edges, id, lastRemoteSBPush, EdgeKind.Ordered);
         c.transposeAfterPush++;
         justGotRemoteSBPush = false; // "Resetting JustGotRemoteSBPush after xbar transpose"
-        notes?.push(
-          `[xbar-transpose] Adding dependency: xbar transpose -> sb DMA: #${id} #${lastRemoteSBPush}`,
-        );
+        log?.push(1, id, lastRemoteSBPush);
       }
       lastXbarTranspose = id;
     } else if (isSBDstCollectiveAt(m, tf, id)) {
       if (lastXbarTranspose !== -1) {
-        edge(id, lastXbarTranspose);
+        addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
         c.collectiveAfterTranspose++;
-        notes?.push(
-          `[xbar-transpose] Adding dependency: sb collective -> xbar transpose: #${id} #${lastXbarTranspose}`,
-        );
+        log?.push(2, id, lastXbarTranspose);
       }
       lastSBCollective = id;
       justGotSBCollective = true;
     } else if (isRemoteSBPushOp(op[id], dst === -1 ? -1 : tf.mem[dst])) {
       if (lastXbarTranspose !== -1) {
-        edge(id, lastXbarTranspose);
+        addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
         c.pushAfterTranspose++;
-        notes?.push(
-          `[xbar-transpose] Adding dependency: sb DMA -> xbar transpose: #${id} #${lastXbarTranspose}`,
-        );
+        log?.push(3, id, lastXbarTranspose);
       }
       lastRemoteSBPush = id;
       justGotRemoteSBPush = true; // "Setting JustGotRemoteSBPush after remote SB DMA"
+    }
+  }
+  if (log !== null && notes !== null) {
+    for (let k = 0; k < log.length; k += 3) {
+      notes.push(
+        `[xbar-transpose] Adding dependency: ${XBAR_NOTES[log[k]]}: #${log[k + 1]} #${log[k + 2]}`,
+      );
     }
   }
 }
