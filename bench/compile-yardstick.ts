@@ -73,7 +73,7 @@ export interface YardstickInput {
 /** Lays a module (before compile) out in columns. */
 export function yardstickInput(m: Module): YardstickInput {
   let n = 0;
-  for (const f of m.functions) for (const bb of f.blocks) n += bb.instrs.length;
+  for (const f of m.functions) for (const bb of f.blocks) n += bb.ids().length;
   const T = m.tensors.length;
   if (m.arch < 30 || m.arch > 49) throw new Error('the compile yardstick covers ArchLevel 30..49');
   const y: YardstickInput = {
@@ -120,7 +120,9 @@ export function yardstickInput(m: Module): YardstickInput {
   let i = 0;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
-      bb.instrs.forEach((I, k) => {
+      // through the block's ids (fetching bb.instrs would make the compile rebuild them)
+      bb.ids().forEach((id, k) => {
+        const I = m.instrs[id];
         y.ids[i] = I.id;
         y.op[i] = I.op;
         y.block[i] = bb.index;

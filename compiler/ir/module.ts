@@ -8,11 +8,15 @@
  */
 import type { MemcopyCarveoutCfg, MemcopyDmaCfg } from '../../csr/formats/dge-local-regs.ts';
 import { ApShapes, type AccessPattern } from './access-pattern.ts';
+import { InstrColumns } from './columns.ts';
+import { type Dep, DepEdges, addDependency } from './dep-edges.ts';
+
+export { type Dep, DepEdges, addDependency };
 import {
-  DGEType,
-  DMAKind,
-  DMAQoSClass,
-  DstReduce,
+  type DGEType,
+  type DMAKind,
+  type DMAQoSClass,
+  type DstReduce,
   EngineType,
   type DMAQueueType,
   type DtypeName,
@@ -20,7 +24,7 @@ import {
   type InstructionType,
   type MemoryType,
   type TensorKind,
-  TransposeKind,
+  type TransposeKind,
 } from './enums.ts';
 import type { EngineInfo } from './target.ts';
 
@@ -61,75 +65,19 @@ export class Tensor {
   }
 }
 
-/** A dependence edge: this instruction depends on instruction `on` with `kind`. */
-export interface Dep {
-  on: number;
-  kind: EdgeKind;
-}
-
-/**
- * The module's dependence edges, held in growable typed arrays: one linked list per instruction
- * (Instr.depHead -> next -> ...), in the order the edges were added. Adding an edge allocates
- * nothing per edge (the arrays double when full), so a pass that adds an edge per DMA leaves no
- * garbage and no per-edge object behind.
- */
-export class DepEdges {
-  private on = new Int32Array(64);
-  private kind = new Uint8Array(64);
-  private next = new Int32Array(64);
-  /** Edges held. */
-  count = 0;
-
-  /** Adds `on` to the list that starts at `head`; returns the (possibly new) head. */
-  add(head: number, on: number, kind: EdgeKind): number {
-    let last = -1;
-    for (let e = head; e !== -1; e = this.next[e]) {
-      if (this.on[e] === on) {
-        if (kind > this.kind[e]) this.kind[e] = kind; // the stronger kind wins
-        return head;
-      }
-      last = e;
-    }
-    if (this.count === this.on.length) this.grow();
-    const e = this.count++;
-    this.on[e] = on;
-    this.kind[e] = kind;
-    this.next[e] = -1;
-    if (last === -1) return e;
-    this.next[last] = e;
-    return head;
-  }
-
-  /** The edges of the list that starts at `head`, as Dep values (null when there are none). */
-  list(head: number): Dep[] | null {
-    if (head === -1) return null;
-    const out: Dep[] = [];
-    for (let e = head; e !== -1; e = this.next[e])
-      out.push({ on: this.on[e], kind: this.kind[e] as EdgeKind });
-    return out;
-  }
-
-  private grow(): void {
-    const n = this.on.length * 2;
-    const on = new Int32Array(n);
-    const kind = new Uint8Array(n);
-    const next = new Int32Array(n);
-    on.set(this.on);
-    kind.set(this.kind);
-    next.set(this.next);
-    this.on = on;
-    this.kind = kind;
-    this.next = next;
-  }
-}
-
 /** A loop annotation on a basic block: the block is a loop body run `iterations` times. */
 export interface LoopInfo {
   readonly iterations: number;
 }
 
 export class Block {
-  instrs: Instr[] = [];
+  private list: Instr[] = [];
+  /** ids of `list` in order (the first idCount entries), while idsFresh. */
+  private idBuf = new Int32Array(8);
+  private idCount = 0;
+  private idView: Int32Array | null = null;
+  private idsFresh = true;
+
   constructor(
     /** Index of the block in module.blocks. */
     readonly index: number,
@@ -141,6 +89,76 @@ export class Block {
   get isLoopBody(): boolean {
     return this.loop !== null;
   }
+
+  /**
+   * The block's instructions in order. Whoever fetches the array may change it, so fetching it
+   * makes `ids()` rebuild its list on its next call.
+   */
+  get instrs(): Instr[] {
+    this.idsFresh = false;
+    return this.list;
+  }
+  set instrs(list: Instr[]) {
+    this.idsFresh = false;
+    this.list = list;
+  }
+
+  /** Appends an instruction (the id list follows it). */
+  append(inst: Instr): void {
+    this.list.push(inst);
+    if (!this.idsFresh) return;
+    if (this.idCount === this.idBuf.length) {
+      const buf = new Int32Array(this.idBuf.length * 2);
+      buf.set(this.idBuf);
+      this.idBuf = buf;
+    }
+    this.idBuf[this.idCount++] = inst.id;
+    this.idView = null;
+  }
+
+  /** Places `front` before the block's instructions, in place (placeAtFront); the ids follow. */
+  placeAtFront(front: readonly Instr[]): void {
+    const fresh = this.idsFresh && this.idCount === this.list.length;
+    placeAtFront(this.list, front);
+    if (!fresh) return;
+    const k = front.length;
+    const buf = new Int32Array(this.idCount + k);
+    for (let j = 0; j < k; j++) buf[j] = front[j].id;
+    buf.set(this.idBuf.subarray(0, this.idCount), k);
+    this.idBuf = buf;
+    this.idCount = buf.length;
+    this.idView = null;
+  }
+
+  /**
+   * The ids of the block's instructions, in order, for the passes' walks over the instruction
+   * columns. Kept as instructions are appended or placed at the front; rebuilt from the
+   * instructions after the array was fetched through `instrs` (or its length changed).
+   */
+  ids(): Int32Array {
+    const list = this.list;
+    if (!this.idsFresh || this.idCount !== list.length) {
+      const n = list.length;
+      if (this.idBuf.length < n) this.idBuf = new Int32Array(n);
+      for (let i = 0; i < n; i++) this.idBuf[i] = list[i].id;
+      this.idCount = n;
+      this.idView = null;
+      this.idsFresh = true;
+    }
+    return (this.idView ??= this.idBuf.subarray(0, this.idCount));
+  }
+}
+
+/**
+ * Places `front` before the instructions of `instrs`, in place: the array grows by front.length
+ * and its instructions move up, so a block keeps its one array (no copy of the block per block).
+ */
+export function placeAtFront(instrs: Instr[], front: readonly Instr[]): void {
+  const n = instrs.length;
+  const k = front.length;
+  for (let j = 0; j < k; j++) instrs.push(front[j]); // grow (kept packed); overwritten below
+  for (let i = n - 1; i >= 0; i--) instrs[i + k] = instrs[i];
+  for (let j = 0; j < k; j++) instrs[j] = front[j];
 }
 
 export class Func {
@@ -152,65 +170,157 @@ export class Func {
  * One instruction. DMA instructions carry named fields for what the seeds keep at offsets:
  * engine (+0x90 low), subId (+0x94), dmaKind (+0x38), dgeType (+0xF8), queue (+0xF0); compute,
  * collective and queue-instance instructions use the fields that apply to them and leave the rest
- * at their neutral values.
+ * at their neutral values. The fields the passes bind live in the module's InstrColumns (the
+ * accessors below read and write them), so a pass can walk a block without visiting its objects.
  */
 export class Instr {
-  /** EngineType (+0x90). */
-  engine: EngineType;
-  /** Engine sub id (+0x94). */
-  subId: number;
-  /** DGEType route (+0xF8); Unassigned until dynamic_dma_scan stamps it. */
-  dgeType: DGEType = DGEType.Unassigned;
-  /** Eligible routes the last route computation returned (bit mask of 1 << DGEType); 0 if none. */
-  eligible = 0;
-  /** DMA kind (+0x38). */
-  dmaKind: DMAKind = DMAKind.Generic;
-  qos: DMAQoSClass = DMAQoSClass.Default;
-  /** The queue alloc_queues bound (+0xF0); for a SwitchQueueInstance, the queue it switches. */
-  queue: DmaQueue | null = null;
-  /** The queue's type, stamped by alloc_queues; -1 before. */
-  queueType = -1;
-  src: AccessPattern | null = null;
-  dst: AccessPattern | null = null;
-  transpose: TransposeKind = TransposeKind.none;
-  dstReduce: DstReduce = DstReduce.none;
-  /** Requested DMA-engine fan-out of the DMA (0 = the module's numDmaEngines). */
-  dmaEngines = 0;
-  /** Tensors a compute or collective instruction reads (collective: its arguments). */
-  reads: Tensor[] | null = null;
-  /** Tensors a compute or collective instruction writes (collective: its results). */
-  writes: Tensor[] | null = null;
-  /** Activation: the accumulator-dump flag (seed 003 visitInstActivation). */
-  accumulate = false;
   /** Collective: which collective (all_reduce, all_gather, ...), informational. */
   collective: string | null = null;
   /** SwitchQueueInstance: index of the queue instance it selects; -1 otherwise. */
   instance = -1;
-  /** First of this instruction's edges in `edges` (-1: none). */
-  private depHead = -1;
+  private srcAP: AccessPattern | null = null;
+  private dstAP: AccessPattern | null = null;
+  private readList: readonly Tensor[] | null = null;
+  private writeList: readonly Tensor[] | null = null;
 
   constructor(
     readonly id: number,
     readonly op: InstructionType,
     readonly name: string | null,
     public block: Block,
-    engine: EngineType,
-    subId: number,
+    /** The module's instruction columns (this instruction's fields are at index `id`). */
+    readonly cols: InstrColumns,
     /** The module's dependence edges. */
     private readonly edges: DepEdges,
-  ) {
-    this.engine = engine;
-    this.subId = subId;
+  ) {}
+
+  /** EngineType (+0x90). */
+  get engine(): EngineType {
+    return this.cols.engine[this.id] as EngineType;
+  }
+  set engine(v: EngineType) {
+    this.cols.engine[this.id] = v;
+  }
+  /** Engine sub id (+0x94). */
+  get subId(): number {
+    return this.cols.subId[this.id];
+  }
+  set subId(v: number) {
+    this.cols.subId[this.id] = v;
+  }
+  /** DGEType route (+0xF8); Unassigned until dynamic_dma_scan stamps it. */
+  get dgeType(): DGEType {
+    return this.cols.dgeType[this.id] as DGEType;
+  }
+  set dgeType(v: DGEType) {
+    this.cols.dgeType[this.id] = v;
+  }
+  /** Eligible routes the last route computation returned (bit mask of 1 << DGEType); 0 if none. */
+  get eligible(): number {
+    return this.cols.eligible[this.id];
+  }
+  set eligible(v: number) {
+    this.cols.eligible[this.id] = v;
+  }
+  /** DMA kind (+0x38). */
+  get dmaKind(): DMAKind {
+    return this.cols.dmaKind[this.id] as DMAKind;
+  }
+  set dmaKind(v: DMAKind) {
+    this.cols.dmaKind[this.id] = v;
+  }
+  get qos(): DMAQoSClass {
+    return this.cols.qos[this.id] as DMAQoSClass;
+  }
+  set qos(v: DMAQoSClass) {
+    this.cols.qos[this.id] = v;
+  }
+  /** The queue alloc_queues bound (+0xF0); for a SwitchQueueInstance, the queue it switches. */
+  get queue(): DmaQueue | null {
+    const q = this.cols.queue[this.id];
+    return q < 0 ? null : this.cols.queues[q];
+  }
+  set queue(q: DmaQueue | null) {
+    if (q !== null && this.cols.queues[q.index] !== q)
+      throw new Error(`queue "${q.name}" is not a queue of this instruction's module`);
+    this.cols.queue[this.id] = q === null ? -1 : q.index;
+  }
+  /** The queue's type, stamped by alloc_queues; -1 before. */
+  get queueType(): number {
+    return this.cols.queueType[this.id];
+  }
+  set queueType(v: number) {
+    this.cols.queueType[this.id] = v;
+  }
+  get src(): AccessPattern | null {
+    return this.srcAP;
+  }
+  set src(ap: AccessPattern | null) {
+    this.srcAP = ap;
+    this.cols.setPattern(this.id, false, ap);
+  }
+  get dst(): AccessPattern | null {
+    return this.dstAP;
+  }
+  set dst(ap: AccessPattern | null) {
+    this.dstAP = ap;
+    this.cols.setPattern(this.id, true, ap);
+  }
+  get transpose(): TransposeKind {
+    return this.cols.transpose[this.id] as TransposeKind;
+  }
+  set transpose(v: TransposeKind) {
+    this.cols.transpose[this.id] = v;
+  }
+  get dstReduce(): DstReduce {
+    return this.cols.dstReduce[this.id] as DstReduce;
+  }
+  set dstReduce(v: DstReduce) {
+    this.cols.dstReduce[this.id] = v;
+  }
+  /** Requested DMA-engine fan-out of the DMA (0 = the module's numDmaEngines). */
+  get dmaEngines(): number {
+    return this.cols.dmaEngines[this.id];
+  }
+  set dmaEngines(v: number) {
+    this.cols.dmaEngines[this.id] = v;
+  }
+
+  /**
+   * Tensors a compute or collective instruction reads (collective: its arguments). The list is
+   * frozen when set (the columns hold its first tensor and length): set a new list to change it.
+   */
+  get reads(): readonly Tensor[] | null {
+    return this.readList;
+  }
+  set reads(list: readonly Tensor[] | null) {
+    this.readList = list === null ? null : Object.freeze(list);
+    this.cols.setTensors(this.id, false, list);
+  }
+  /** Tensors a compute or collective instruction writes (collective: its results); frozen too. */
+  get writes(): readonly Tensor[] | null {
+    return this.writeList;
+  }
+  set writes(list: readonly Tensor[] | null) {
+    this.writeList = list === null ? null : Object.freeze(list);
+    this.cols.setTensors(this.id, true, list);
+  }
+  /** Activation: the accumulator-dump flag (seed 003 visitInstActivation). */
+  get accumulate(): boolean {
+    return this.cols.accumulate[this.id] === 1;
+  }
+  set accumulate(v: boolean) {
+    this.cols.accumulate[this.id] = v ? 1 : 0;
   }
 
   /** The instruction's dependences in the order they were added, or null when it has none. */
   get deps(): Dep[] | null {
-    return this.edges.list(this.depHead);
+    return this.edges.list(this.cols.depHead[this.id]);
   }
 
   /** Adds a dependence on `on`; an existing edge keeps the stronger kind (EdgeKind precedence). */
   addDependency(on: number, kind: EdgeKind): void {
-    this.depHead = this.edges.add(this.depHead, on, kind);
+    addDependency(this.cols, this.edges, this.id, on, kind);
   }
 }
 
@@ -298,6 +408,8 @@ export class Module {
   readonly queueByName = new Map<string, DmaQueue>();
   /** Every instruction's dependence edges. */
   readonly edges = new DepEdges();
+  /** The fields of every instruction the passes bind, by instruction id. */
+  readonly columns = new InstrColumns(this.queues);
   /** The access-pattern shapes of the program's DMAs (the route memo's keys). */
   readonly apShapes = new ApShapes();
   scratch: ScratchLocation | null = null;
@@ -361,7 +473,8 @@ export class Module {
     /** Register the name for lookups (program instructions); inserted instructions do not. */
     register = true,
   ): Instr {
-    const inst = new Instr(this.instrs.length, op, name, block, engine, subId, this.edges);
+    const id = this.columns.add(op, engine, subId);
+    const inst = new Instr(id, op, name, block, this.columns, this.edges);
     this.instrs.push(inst);
     if (name !== null && register) this.instrByName.set(name, inst);
     return inst;

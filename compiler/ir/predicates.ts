@@ -3,7 +3,8 @@
  * (seed 000 byte_1DF3660 + the IT == 18 special case; seed 001 off_1DE6420; seed 003's
  * alloc_queues gate, read as the same family: docs/compiler.md "alloc_queues opcode gate").
  */
-import type { Instr } from './module.ts';
+import { type InstrColumns, type TensorFacts, hasDynamicAPAt } from './columns.ts';
+import type { Instr, Module } from './module.ts';
 import {
   DGEType,
   type DmaOpName,
@@ -29,8 +30,9 @@ for (const i of [0, 3, 13, 22, 23, 24, 25, 26, 27, 48]) DMA_FAMILY_TABLE[i] = 1;
  */
 export function isDMAFamily(op: number): boolean {
   if (op === InstructionType.DMA) return true;
-  const idx = (op - 19) >>> 0;
-  return idx <= 0x30 && DMA_FAMILY_TABLE[idx] !== 0;
+  // the unsigned compare as a signed one on an int32 (no uint32 above 2^31 to box)
+  const idx = (op - 19) | 0;
+  return idx >= 0 && idx <= 0x30 && DMA_FAMILY_TABLE[idx] !== 0;
 }
 
 /**
@@ -56,8 +58,19 @@ export function isTensorKindOutput(kind: TensorKind): boolean {
 /** bir::isIODMA: a DMA-family instruction with a graph input or output endpoint. */
 export function isIODMA(inst: Instr): boolean {
   if (!isDMAFamily(inst.op) || inst.src === null || inst.dst === null) return false;
-  const s = inst.src.tensor.kind;
-  const d = inst.dst.tensor.kind;
+  return isIOKinds(inst.src.tensor.kind, inst.dst.tensor.kind);
+}
+
+/** isIODMA on the instruction columns (tensor kinds from `tf`). */
+export function isIODMAAt(c: InstrColumns, tf: TensorFacts, id: number): boolean {
+  const s = c.srcTensor[id];
+  const d = c.dstTensor[id];
+  if (!isDMAFamily(c.op[id]) || s < 0 || d < 0) return false;
+  return isIOKinds(tf.kind[s] as TensorKind, tf.kind[d] as TensorKind);
+}
+
+/** isIODMA's endpoint test on the source and destination tensor kinds. */
+export function isIOKinds(s: TensorKind, d: TensorKind): boolean {
   return (
     isTensorKindInput(s) || isTensorKindOutput(s) || isTensorKindInput(d) || isTensorKindOutput(d)
   );
@@ -106,12 +119,20 @@ export function isCopyOrCastDMA(inst: Instr): boolean {
 
 /** bir::isTransposeDMA: a DMA-family instruction carrying a transpose (either flavour). */
 export function isTransposeDMA(inst: Instr): boolean {
-  return inst.transpose !== TransposeKind.none && isDMAFamily(inst.op);
+  return isTransposeOp(inst.op, inst.transpose);
+}
+/** isTransposeDMA on the fields. */
+export function isTransposeOp(op: number, transpose: TransposeKind): boolean {
+  return transpose !== TransposeKind.none && isDMAFamily(op);
 }
 
 /** backend::isTransposeDMATrigger: a cross-bar (xbar) transpose DMA. */
 export function isXbarTransposeDMA(inst: Instr): boolean {
-  return inst.transpose === TransposeKind.xbar && isDMAFamily(inst.op);
+  return isXbarTransposeOp(inst.op, inst.transpose);
+}
+/** isXbarTransposeDMA on the fields. */
+export function isXbarTransposeOp(op: number, transpose: TransposeKind): boolean {
+  return transpose === TransposeKind.xbar && isDMAFamily(op);
 }
 
 /** bir::isVectorDynamicOffsetDMA: either endpoint carries a vector dynamic offset. */
@@ -124,15 +145,16 @@ export function isVectorDynamicOffsetDMA(inst: Instr): boolean {
 
 /** Either endpoint has a dynamic AP (seed 001 cleanup: I.hasDynamicAP()). */
 export function hasDynamicAP(inst: Instr): boolean {
-  return (inst.src !== null && inst.src.isDynamic()) || (inst.dst !== null && inst.dst.isDynamic());
+  return hasDynamicAPAt(inst.cols, inst.id);
 }
 
 /** bir::isDstReduceDGE: a destination-reduce DMA that carries a DGE route. */
 export function isDstReduceDGE(inst: Instr): boolean {
-  return (
-    inst.dstReduce !== DstReduce.none &&
-    (inst.dgeType === DGEType.SWDGE || inst.dgeType === DGEType.HWDGE)
-  );
+  return isDstReduceRoute(inst.dstReduce, inst.dgeType);
+}
+/** isDstReduceDGE on the fields: a destination reduce with an SWDGE or HWDGE route. */
+export function isDstReduceRoute(dstReduce: DstReduce, dgeType: DGEType): boolean {
+  return dstReduce !== DstReduce.none && (dgeType === DGEType.SWDGE || dgeType === DGEType.HWDGE);
 }
 
 /**
@@ -140,7 +162,11 @@ export function isDstReduceDGE(inst: Instr): boolean {
  * an HWDGE DMA whose engine field holds something other than the bare DMA bit.
  */
 export function isHWDGEDMAWithEngineSet(inst: Instr): boolean {
-  return inst.dgeType === DGEType.HWDGE && (inst.engine & ~EngineType.DMA) !== 0;
+  return isHWDGEWithEngineSet(inst.dgeType, inst.engine);
+}
+/** isHWDGEDMAWithEngineSet on the fields: route HWDGE, engine other than the bare DMA bit. */
+export function isHWDGEWithEngineSet(dgeType: DGEType, engine: EngineType): boolean {
+  return dgeType === DGEType.HWDGE && (engine & ~EngineType.DMA) !== 0;
 }
 
 /** backend::isSBDstCollective: a collective whose results land in the state buffer. */
@@ -150,9 +176,19 @@ export function isSBDstCollective(inst: Instr): boolean {
   return false;
 }
 
+/** isSBDstCollective on the instruction columns (a result list longer than one is read whole). */
+export function isSBDstCollectiveAt(m: Module, tf: TensorFacts, id: number): boolean {
+  const c = m.columns;
+  if (c.op[id] !== InstructionType.CollectiveCompute) return false;
+  if (c.writes[id] === 1) return tf.mem[c.write0[id]] === MemoryType.SB;
+  return c.writes[id] > 1 && isSBDstCollective(m.instrs[id]);
+}
+
 /** backend::isRemoteSBPush: a DMA writing another core's state buffer. */
 export function isRemoteSBPush(inst: Instr): boolean {
-  return (
-    isDMAFamily(inst.op) && inst.dst !== null && inst.dst.tensor.memType === MemoryType.RemoteSB
-  );
+  return isRemoteSBPushOp(inst.op, inst.dst === null ? -1 : inst.dst.tensor.memType);
+}
+/** isRemoteSBPush on the fields (`dstMem` -1: no destination pattern). */
+export function isRemoteSBPushOp(op: number, dstMem: number): boolean {
+  return isDMAFamily(op) && dstMem === MemoryType.RemoteSB;
 }

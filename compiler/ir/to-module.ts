@@ -383,7 +383,7 @@ export function toModule(p: CheckedProgram, opts: ToModuleOptions = {}): Module 
           if (d.dstReduce !== undefined) inst.dstReduce = DstReduce[d.dstReduce];
           if (d.dmaEngines !== undefined) inst.dmaEngines = d.dmaEngines;
         }
-        block.instrs.push(inst);
+        block.append(inst);
         if (ins.deps) {
           for (let k = 0; k < ins.deps.length; k++) {
             const dp = ins.deps[k];

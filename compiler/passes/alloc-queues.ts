@@ -21,7 +21,8 @@ import {
   qosClassName,
   type DMAQoSClass,
 } from '../ir/enums.ts';
-import type { DmaQueue, Instr, Module, Tensor } from '../ir/module.ts';
+import { type TensorFacts, tensorFacts } from '../ir/columns.ts';
+import type { DmaQueue, Instr, Module } from '../ir/module.ts';
 import { isDMAFamily, isTensorKindInput, isTensorKindOutput } from '../ir/predicates.ts';
 import { isCoreV5 } from '../ir/target.ts';
 import { type ErrorSink, type Pass, type PassContext, instLabel } from './pass.ts';
@@ -50,14 +51,17 @@ export function kind2QueType(kind: TensorKind): DMAQueueType | -1 {
 /**
  * The storage that names the DMA endpoint in findQueueTuple: the first DRAM side (source, then
  * destination), else the source. An accumulating Activation's endpoint is the tensor it dumps to.
+ * Returns the tensor id of instruction `id`'s endpoint (read from the columns), or -1.
  */
-export function queueEndpoint(I: Instr): Tensor | null {
-  if (I.src !== null && I.dst !== null) {
-    if (I.src.tensor.memType === MemoryType.DRAM) return I.src.tensor;
-    if (I.dst.tensor.memType === MemoryType.DRAM) return I.dst.tensor;
-    return I.src.tensor;
+export function queueEndpoint(m: Module, tf: TensorFacts, id: number): number {
+  const s = m.columns.srcTensor[id];
+  const d = m.columns.dstTensor[id];
+  if (s !== -1 && d !== -1) {
+    if (tf.mem[s] === MemoryType.DRAM) return s;
+    if (tf.mem[d] === MemoryType.DRAM) return d;
+    return s;
   }
-  return I.writes !== null && I.writes.length > 0 ? I.writes[0] : null;
+  return m.columns.write0[id];
 }
 
 /**
@@ -77,20 +81,34 @@ export function determineEngine(
   m: Module,
   err: ErrorSink,
 ): boolean {
-  if (I.engine === EngineType.Unassigned) {
-    err('NO_ENGINE_ASSIGNED', I.id, `no engine assigned to ${instLabel(m, I.id)}`);
+  return determineEngineAt(I.id, t, arch, m, err);
+}
+
+/** determineEngine on instruction `id`, read from the instruction columns. */
+export function determineEngineAt(
+  id: number,
+  t: QueueTuple,
+  arch: number,
+  m: Module,
+  err: ErrorSink,
+): boolean {
+  const c = m.columns;
+  const engine = c.engine[id];
+  if (engine === EngineType.Unassigned) {
+    err('NO_ENGINE_ASSIGNED', id, `no engine assigned to ${instLabel(m, id)}`);
     return false;
   }
   if (t.type === DMAQueueType.dynamic) {
     t.engine = EngineType.Pool;
     t.subId = 0;
-  } else if (I.engine === EngineType.DMA) {
+  } else if (engine === EngineType.DMA) {
     t.engine = EngineType.SP;
     t.subId = 0;
   } else {
-    t.engine = I.engine;
-    t.subId = I.subId;
-    if (isDMAFamily(I.op) && (I.dgeType === DGEType.SWDGE || I.dgeType === DGEType.HWDGE)) {
+    t.engine = engine as EngineType;
+    t.subId = c.subId[id];
+    const route = c.dgeType[id];
+    if (isDMAFamily(c.op[id]) && (route === DGEType.SWDGE || route === DGEType.HWDGE)) {
       if (!isCoreV5(arch)) {
         t.engine = EngineType.SP;
         t.subId = 0;
@@ -115,26 +133,78 @@ export function findQueueTuple(
   err: ErrorSink,
   out: QueueTuple,
 ): QueueTuple | null {
-  const ep = queueEndpoint(I);
-  if (ep === null) return null;
-  const type = kind2QueType(ep.kind);
+  return findQueueTupleAt(I.id, m, tensorFacts(m), err, out);
+}
+
+/** findQueueTuple on instruction `id`, read from the instruction columns. */
+export function findQueueTupleAt(
+  id: number,
+  m: Module,
+  tf: TensorFacts,
+  err: ErrorSink,
+  out: QueueTuple,
+): QueueTuple | null {
+  const ep = queueEndpoint(m, tf, id);
+  if (ep === -1) return null;
+  const kind = tf.kind[ep] as TensorKind;
+  const type = kind2QueType(kind);
   if (type === -1) {
     err(
       'UNEXPECTED_TENSOR_KIND',
-      I.id,
-      `${instLabel(m, I.id)}: Unexpected tensor kind ${TENSOR_KIND_NAMES[ep.kind]} (tensor "${ep.name}")`,
+      id,
+      `${instLabel(m, id)}: Unexpected tensor kind ${TENSOR_KIND_NAMES[kind]} (tensor "${m.tensors[ep].name}")`,
     );
     return null;
   }
+  const c = m.columns;
   const n = m.options.numDmaEngines;
+  const fan = c.dmaEngines[id];
   out.type = type;
-  out.qos = I.qos;
+  out.qos = c.qos[id] as DMAQoSClass;
   out.numDmaEngines = n;
-  out.dmaEngines = Math.min(I.dmaEngines > 0 ? I.dmaEngines : n, n); // the engine-count clamp
-  if (ep.kind === TensorKind.Output || ep.kind === TensorKind.Const)
+  out.dmaEngines = Math.min(fan > 0 ? fan : n, n); // the engine-count clamp
+  if (kind === TensorKind.Output || kind === TensorKind.Const)
     out.dmaEngines = m.options.hwmDmaEngines;
-  if (!determineEngine(I, out, m.arch, m, err)) return null;
+  if (!determineEngineAt(id, out, m.arch, m, err)) return null;
   return out;
+}
+
+/**
+ * The queue index of recently seen tuples: a direct-mapped table whose slots hold a tuple's fields
+ * (numDmaEngines is the module's, the same for every tuple) and its queue; a lookup compares every
+ * field, so a hit is exact, and allocates nothing.
+ */
+class TupleTable {
+  private readonly fields = new Int32Array(64 * 5);
+  private readonly queue = new Int32Array(64).fill(-1);
+
+  private slot(t: QueueTuple): number {
+    const h =
+      Math.imul(t.engine * 31 + t.subId, 0x9e3779b1) ^ Math.imul(t.type * 37 + t.qos, 0x85ebca6b);
+    return ((h ^ (h >>> 16) ^ t.dmaEngines) >>> 0) & 63;
+  }
+
+  /** The queue index held for `t`, or -1. */
+  get(t: QueueTuple): number {
+    const k = this.slot(t);
+    const f = this.fields;
+    const b = k * 5;
+    if (this.queue[k] === -1) return -1;
+    if (f[b] !== t.engine || f[b + 1] !== t.subId || f[b + 2] !== t.type) return -1;
+    if (f[b + 3] !== t.qos || f[b + 4] !== t.dmaEngines) return -1;
+    return this.queue[k];
+  }
+
+  set(t: QueueTuple, q: number): void {
+    const k = this.slot(t);
+    const b = k * 5;
+    this.fields[b] = t.engine;
+    this.fields[b + 1] = t.subId;
+    this.fields[b + 2] = t.type;
+    this.fields[b + 3] = t.qos;
+    this.fields[b + 4] = t.dmaEngines;
+    this.queue[k] = q;
+  }
 }
 
 export const allocQueues: Pass = {
@@ -145,16 +215,22 @@ export const allocQueues: Pass = {
     const m = ctx.module;
     const err = ctx.error;
     // A numeric cache of the full name: the name is an injective function of these fields, so equal
-    // keys mean equal names; the name map stays the authority (getQueueByName on a miss).
+    // keys mean equal names; the name map stays the authority (getQueueByName on a miss). In
+    // front of it, a table of the tuples seen compared field by field (no key built per DMA).
     const cache = new Map<number, DmaQueue>();
+    const seen = new TupleTable();
     const t: QueueTuple = { engine: 0, subId: 0, type: 0, qos: 0, numDmaEngines: 0, dmaEngines: 0 };
     let created = 0;
     let queued = 0;
     let alreadyQueued = 0;
     let activationQueues = 0;
 
-    const findQueue = (I: Instr): DmaQueue | null => {
-      if (findQueueTuple(I, m, err, t) === null) return null;
+    const tf = tensorFacts(m);
+    const c = m.columns;
+    const findQueue = (id: number): DmaQueue | null => {
+      if (findQueueTupleAt(id, m, tf, err, t) === null) return null;
+      const hit = seen.get(t);
+      if (hit !== -1) return m.queues[hit];
       const key = (((t.engine * 256 + t.subId) * 16 + t.type) * 32 + t.qos) * 2048 + t.dmaEngines;
       let q = cache.get(key);
       if (q === undefined) {
@@ -166,28 +242,31 @@ export const allocQueues: Pass = {
         }
         cache.set(key, q);
       }
+      seen.set(t, q.index);
       return q;
     };
 
     for (const f of m.functions) {
       for (const bb of f.blocks) {
-        const instrs = bb.instrs;
-        for (let i = 0; i < instrs.length; i++) {
-          const I = instrs[i];
-          const op = I.op;
+        const ids = bb.ids();
+        for (let i = 0; i < ids.length; i++) {
+          const id = ids[i];
+          const op = c.op[id];
           if (op === InstructionType.Activation) {
             // visitInstActivation: the accumulator dump drives a DMA on a queue; not bound
-            if (I.accumulate && findQueue(I) !== null) activationQueues++;
+            if (c.accumulate[id] === 1 && findQueue(id) !== null) activationQueues++;
             continue;
           }
           if (!isDMAFamily(op)) continue;
-          let q = I.queue;
-          if (q !== null) alreadyQueued++;
-          else q = findQueue(I);
+          let q: DmaQueue | null;
+          if (c.queue[id] !== -1) {
+            q = m.queues[c.queue[id]];
+            alreadyQueued++;
+          } else q = findQueue(id);
           if (q === null) continue;
           q.instructions++; // the "Num instructions" census
-          I.queue = q;
-          I.queueType = q.type; // the queue-type stamp
+          c.queue[id] = q.index;
+          c.queueType[id] = q.type; // the queue-type stamp
           queued++;
         }
       }

@@ -17,6 +17,7 @@ import {
   EngineType,
   isKnownInstructionType,
 } from '../ir/enums.ts';
+import type { InstrColumns } from '../ir/columns.ts';
 import type { Instr } from '../ir/module.ts';
 import { isDGEOpcode } from '../ir/predicates.ts';
 import { type EngineInfo, VALID_ENGINES_PRE_V5, isCoreV5 } from '../ir/target.ts';
@@ -44,37 +45,42 @@ export class AssignHWDGEEngineImpl {
 
   /** assignEngine(InstDMA&) @0x1180360. */
   assignEngine(dma: Instr): void {
-    if (dma.dgeType !== DGEType.HWDGE) {
+    this.assignEngineAt(dma.cols, dma.id);
+  }
+
+  /** assignEngine on instruction `id`, read from and written to the instruction columns. */
+  assignEngineAt(c: InstrColumns, id: number): void {
+    if (c.dgeType[id] !== DGEType.HWDGE) {
       this.skipped++;
       return;
     }
     const valid = this.validEngines;
-    if (dma.dmaKind === DMAKind.DGE) {
+    if (c.dmaKind[id] === DMAKind.DGE) {
       for (const ei of valid) {
-        if (ei.engine === dma.engine && ei.subId === dma.subId) {
+        if (ei.engine === c.engine[id] && ei.subId === c.subId[id]) {
           this.kept++;
           return; // already on a valid HW-DGE engine: keep it
         }
       }
     }
     if (!isCoreV5(this.arch)) {
-      const cur = dma.engine;
+      const cur = c.engine[id];
       if (cur === EngineType.PE) {
-        this.err('DMA_ON_PE_ENGINE', dma.id, `#${dma.id}: InstDMA cannot be on PE engine`);
+        this.err('DMA_ON_PE_ENGINE', id, `#${id}: InstDMA cannot be on PE engine`);
       } else if (cur === EngineType.DMA || cur <= EngineType.Pool) {
-        this.set(dma, valid[0]);
+        this.set(c, id, valid[0]);
       } else if (cur === EngineType.Activation || cur === EngineType.DVE) {
-        this.set(dma, valid[1]);
+        this.set(c, id, valid[1]);
       }
       // SP: already a descriptor-gen engine, left as it is
     } else {
-      this.set(dma, valid[this.counter++ % valid.length]);
+      this.set(c, id, valid[this.counter++ % valid.length]);
     }
   }
 
-  private set(dma: Instr, ei: EngineInfo): void {
-    dma.engine = ei.engine; // the 8-byte EngineInfo store: engine and sub id
-    dma.subId = ei.subId;
+  private set(c: InstrColumns, id: number, ei: EngineInfo): void {
+    c.engine[id] = ei.engine; // the 8-byte EngineInfo store: engine and sub id
+    c.subId[id] = ei.subId;
     this.assigned++;
   }
 }
@@ -98,18 +104,19 @@ export const assignHwdgeEngine: Pass = {
       return;
     }
     const impl = new AssignHWDGEEngineImpl(valid, m.arch, ctx.error);
+    const c = m.columns;
     for (const f of m.functionsMainFirst()) {
       for (const bb of f.blocks) {
-        const instrs = bb.instrs;
-        for (let i = 0; i < instrs.length; i++) {
-          const I = instrs[i];
-          const op = I.op;
-          if (isDGEOpcode(op)) impl.assignEngine(I);
+        const ids = bb.ids();
+        for (let i = 0; i < ids.length; i++) {
+          const id = ids[i];
+          const op = c.op[id];
+          if (isDGEOpcode(op)) impl.assignEngineAt(c, id);
           else if (op <= 32 && !isKnownInstructionType(op)) {
             ctx.error(
               'UNKNOWN_INSTRUCTION_TYPE',
-              I.id,
-              `#${I.id}: Unknown Instruction type encountered! (opcode ${op})`,
+              id,
+              `#${id}: Unknown Instruction type encountered! (opcode ${op})`,
             );
           }
           // opcodes 33..127 are skipped

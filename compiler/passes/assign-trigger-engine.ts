@@ -14,21 +14,24 @@
  * engine moves (docs/compiler.md "assign_trigger_engine maps"): every instruction has its ID when a
  * writer is looked up, and a DMA that feeds a later collective finds it.
  */
-import { EngineType, InstructionType, MemoryType } from '../ir/enums.ts';
+import { type InstrColumns, type TensorFacts, tensorFacts } from '../ir/columns.ts';
+import { DGEType, EngineType, InstructionType, MemoryType, type TensorKind } from '../ir/enums.ts';
 import type { Instr, Module, Tensor } from '../ir/module.ts';
 import {
   isDMAFamily,
-  isHWDGEDMAWithEngineSet,
-  isIODMA,
+  isHWDGEWithEngineSet,
+  isIODMAAt,
   isTensorKindOutput,
 } from '../ir/predicates.ts';
-import { DGEType } from '../ir/enums.ts';
 import { type ErrorSink, type Pass, type PassContext, instLabel } from './pass.ts';
 
 /** The CC storage maps of AssignIdsAndCcLocs: tensor id -> the collective using it. */
 export interface CcMaps {
   result: (Instr | null)[];
   arg: (Instr | null)[];
+  /** The same maps as instruction ids (-1: none). */
+  resultId: Int32Array;
+  argId: Int32Array;
 }
 
 const NO_TENSORS: readonly Tensor[] = [];
@@ -36,24 +39,36 @@ const NO_TENSORS: readonly Tensor[] = [];
 /** AssignIdsAndCcLocs over the whole module: scheduled IDs (walk order) and the CC maps. */
 export function assignIdsAndCcLocs(m: Module): { idOf: Int32Array; cc: CcMaps } {
   const idOf = new Int32Array(m.instrs.length).fill(-1);
+  const nT = m.tensors.length;
   const cc: CcMaps = {
-    result: new Array<Instr | null>(m.tensors.length).fill(null),
-    arg: new Array<Instr | null>(m.tensors.length).fill(null),
+    result: new Array<Instr | null>(nT).fill(null),
+    arg: new Array<Instr | null>(nT).fill(null),
+    resultId: new Int32Array(nT).fill(-1),
+    argId: new Int32Array(nT).fill(-1),
+  };
+  // record_cc_locations: DenseMap::insert keeps the first collective seen per storage
+  const record = (map: Int32Array, objs: (Instr | null)[], t: number, id: number) => {
+    if (map[t] === -1) {
+      map[t] = id;
+      objs[t] = m.instrs[id];
+    }
   };
   let counter = 0;
+  const c = m.columns;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
-      const instrs = bb.instrs;
-      for (let i = 0; i < instrs.length; i++) {
-        const I = instrs[i];
-        idOf[I.id] = counter++;
-        if (I.op === InstructionType.CollectiveCompute) {
-          // record_cc_locations: DenseMap::insert keeps the first collective seen per storage
-          const ws = I.writes ?? NO_TENSORS;
-          const rs = I.reads ?? NO_TENSORS;
-          for (let k = 0; k < ws.length; k++)
-            if (cc.result[ws[k].id] === null) cc.result[ws[k].id] = I;
-          for (let k = 0; k < rs.length; k++) if (cc.arg[rs[k].id] === null) cc.arg[rs[k].id] = I;
+      const ids = bb.ids();
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i];
+        idOf[id] = counter++;
+        if (c.op[id] === InstructionType.CollectiveCompute) {
+          // one result and one argument are in the columns; longer lists on the instruction
+          if (c.writes[id] === 1) record(cc.resultId, cc.result, c.write0[id], id);
+          else
+            for (const t of m.instrs[id].writes ?? NO_TENSORS)
+              record(cc.resultId, cc.result, t.id, id);
+          if (c.reads[id] === 1) record(cc.argId, cc.arg, c.read0[id], id);
+          else for (const t of m.instrs[id].reads ?? NO_TENSORS) record(cc.argId, cc.arg, t.id, id);
         }
       }
     }
@@ -61,20 +76,22 @@ export function assignIdsAndCcLocs(m: Module): { idOf: Int32Array; cc: CcMaps } 
   return { idOf, cc };
 }
 
-/** tryAssignToCCEngine: Load / DMACopy touching CC storage take the collective's engine and sub id. */
-export function tryAssignToCCEngine(I: Instr, cc: CcMaps): boolean {
-  if (I.op !== InstructionType.Load && I.op !== InstructionType.DMACopy) return false;
+/**
+ * tryAssignToCCEngine: Load / DMACopy touching CC storage take the collective's engine and sub id
+ * (instruction `id`, read from and written to the columns).
+ */
+export function tryAssignToCCEngine(c: InstrColumns, id: number, cc: CcMaps): boolean {
+  if (c.op[id] !== InstructionType.Load && c.op[id] !== InstructionType.DMACopy) return false;
   for (let k = 0; k < 2; k++) {
-    const ap = k === 0 ? I.src : I.dst;
-    if (ap === null) continue;
-    const id = ap.tensor.id;
-    const c = cc.result[id] ?? cc.arg[id];
-    if (c !== null) {
+    const t = k === 0 ? c.srcTensor[id] : c.dstTensor[id];
+    if (t < 0) continue;
+    const cci = cc.resultId[t] !== -1 ? cc.resultId[t] : cc.argId[t];
+    if (cci !== -1) {
       // `inst[+0x90] = cc[+0x90]`: +0x90 is written as one 64-bit store (seed 000: "+0x90 is
       // written as a 64-bit store"), engine id and +0x94 sub id together, so "the DMA and the CC
       // op share an engine queue" (docs/compiler.md "CC maps")
-      I.engine = c.engine;
-      I.subId = c.subId;
+      c.engine[id] = c.engine[cci];
+      c.subId[id] = c.subId[cci];
       return true;
     }
   }
@@ -82,13 +99,15 @@ export function tryAssignToCCEngine(I: Instr, cc: CcMaps): boolean {
 }
 
 /** The direction filter of assignSaveToProducerEngine: on-chip -> DRAM, not a graph output. */
-export function isProducerSave(I: Instr): boolean {
-  if (I.op !== InstructionType.DMACopy && I.op !== InstructionType.Save) return false;
-  if (I.src === null || I.dst === null) return false;
+export function isProducerSave(c: InstrColumns, tf: TensorFacts, id: number): boolean {
+  if (c.op[id] !== InstructionType.DMACopy && c.op[id] !== InstructionType.Save) return false;
+  const s = c.srcTensor[id];
+  const d = c.dstTensor[id];
+  if (s < 0 || d < 0) return false;
   return (
-    I.src.tensor.memType !== MemoryType.DRAM &&
-    I.dst.tensor.memType === MemoryType.DRAM &&
-    !isTensorKindOutput(I.dst.tensor.kind)
+    tf.mem[s] !== MemoryType.DRAM &&
+    tf.mem[d] === MemoryType.DRAM &&
+    !isTensorKindOutput(tf.kind[d] as TensorKind)
   );
 }
 
@@ -139,8 +158,11 @@ export const assignTriggerEngine: Pass = {
     const { idOf, cc } = assignIdsAndCcLocs(m);
 
     // Stage 2/3: the dispatch, walking each block in order with the last writer of each tensor
+    const c = m.columns;
+    const tf = tensorFacts(m);
+    const { op, engine, subId, dgeType, srcTensor, dstTensor } = c;
     const nT = m.tensors.length;
-    const lastWriter = new Array<Instr | null>(nT).fill(null);
+    const lastWriter = new Int32Array(nT).fill(-1);
     const writerGen = new Int32Array(nT);
     let gen = 0;
     let movedToCC = 0;
@@ -151,20 +173,20 @@ export const assignTriggerEngine: Pass = {
     for (const f of m.functions) {
       for (const bb of f.blocks) {
         gen++;
-        const instrs = bb.instrs;
-        for (let i = 0; i < instrs.length; i++) {
-          const I = instrs[i];
-          if (isDMAFamily(I.op)) {
+        const ids = bb.ids();
+        for (let i = 0; i < ids.length; i++) {
+          const id = ids[i];
+          if (isDMAFamily(op[id])) {
             visited++;
-            if (I.engine === EngineType.DMA) {
-              if (tryAssignToCCEngine(I, cc)) {
+            if (engine[id] === EngineType.DMA) {
+              if (tryAssignToCCEngine(c, id, cc)) {
                 movedToCC++;
-              } else if (isProducerSave(I)) {
-                const t = I.src!.tensor.id;
-                const w = writerGen[t] === gen ? lastWriter[t] : null;
-                if (w !== null && idOf[w.id] < idOf[I.id]) {
-                  I.engine = w.engine;
-                  I.subId = w.subId;
+              } else if (isProducerSave(c, tf, id)) {
+                const t = srcTensor[id];
+                const w = writerGen[t] === gen ? lastWriter[t] : -1;
+                if (w !== -1 && idOf[w] < idOf[id]) {
+                  engine[id] = engine[w];
+                  subId[id] = subId[w];
                   assignedToProducer++;
                 } else {
                   noEarlierWriter++; // silent in the seed: nxdma leaves the DMA where it is
@@ -172,17 +194,19 @@ export const assignTriggerEngine: Pass = {
               }
             }
             // CheckLimitIOQueues, fused into this walk: I's engine is final once I was visited
-            if (I.dgeType === DGEType.HWDGE) engineSet |= 1 << I.engine;
+            if (dgeType[id] === DGEType.HWDGE) engineSet |= 1 << engine[id];
           }
           // record I as the latest writer of what it writes (after I itself was handled)
-          if (I.dst !== null) {
-            const t = I.dst.tensor.id;
-            lastWriter[t] = I;
+          if (dstTensor[id] !== -1) {
+            const t = dstTensor[id];
+            lastWriter[t] = id;
             writerGen[t] = gen;
-          } else if (I.writes !== null) {
-            for (let k = 0; k < I.writes.length; k++) {
-              const tw = I.writes[k];
-              lastWriter[tw.id] = I;
+          } else if (c.writes[id] === 1) {
+            lastWriter[c.write0[id]] = id;
+            writerGen[c.write0[id]] = gen;
+          } else if (c.writes[id] > 1) {
+            for (const tw of m.instrs[id].writes!) {
+              lastWriter[tw.id] = id;
               writerGen[tw.id] = gen;
             }
           }
@@ -203,13 +227,16 @@ export const assignTriggerEngine: Pass = {
       ctx.notes.push('Limiting IO queue to SP only');
       for (const f of m.functions) {
         for (const bb of f.blocks) {
-          const instrs = bb.instrs;
-          for (let i = 0; i < instrs.length; i++) {
-            const I = instrs[i];
+          const ids = bb.ids();
+          for (let i = 0; i < ids.length; i++) {
+            const id = ids[i];
             // LimitIOQueues: a 64-bit store of 6: engine SP, sub id 0
-            if (!isHWDGEDMAWithEngineSet(I) && isIODMA(I)) {
-              I.engine = EngineType.SP;
-              I.subId = 0;
+            if (
+              !isHWDGEWithEngineSet(dgeType[id] as DGEType, engine[id] as EngineType) &&
+              isIODMAAt(c, tf, id)
+            ) {
+              engine[id] = EngineType.SP;
+              subId[id] = 0;
               limitedToSP++;
             }
           }

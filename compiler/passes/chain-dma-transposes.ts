@@ -12,14 +12,15 @@
  *    EdgeKind Ordered edges: a transpose waits for the collective / push latched since the previous
  *    transpose; a collective / push waits for the last transpose.
  */
+import { type TensorFacts, tensorFacts } from '../ir/columns.ts';
 import { EdgeKind, TransposeKind } from '../ir/enums.ts';
-import type { Block, Instr } from '../ir/module.ts';
+import { type Block, type Module, addDependency } from '../ir/module.ts';
 import {
   isDMAFamily,
-  isRemoteSBPush,
-  isSBDstCollective,
-  isTransposeDMA,
-  isXbarTransposeDMA,
+  isRemoteSBPushOp,
+  isSBDstCollectiveAt,
+  isTransposeOp,
+  isXbarTransposeOp,
 } from '../ir/predicates.ts';
 import { hwdgeAvailable } from '../ir/target.ts';
 import type { Pass, PassContext } from './pass.ts';
@@ -32,22 +33,33 @@ export interface XbarCounters {
   skippedBlocks: number;
 }
 
+/** The seed's diagnostic lines of the four xbar edges, by the edge's index in a note log. */
+const XBAR_NOTES = [
+  'xbar transpose -> SB collective',
+  'xbar transpose -> sb DMA',
+  'sb collective -> xbar transpose',
+  'sb DMA -> xbar transpose',
+];
+
 /**
- * chainXbarTransposeAndRemoteDMA(bb): the one-pass latch scan. `hasXbar` says whether the block
- * has an xbar transpose (the caller knows it from its own walk; null to look).
+ * chainXbarTransposeAndRemoteDMA(bb): the one-pass latch scan over the block's instruction
+ * columns. `hasXbar` says whether the block has an xbar transpose (the caller knows it from its
+ * own walk; null to look).
  */
 export function chainXbarTransposeAndRemoteDMA(
+  m: Module,
+  tf: TensorFacts,
   bb: Block,
   c: XbarCounters,
   notes: string[] | null,
   hasXbar: boolean | null = null,
 ): void {
+  const { op, transpose, dstTensor } = m.columns;
+  const ids = bb.ids();
   let any = hasXbar ?? false;
   if (hasXbar === null) {
-    const instrs = bb.instrs;
-    for (let i = 0; i < instrs.length; i++) {
-      const I = instrs[i];
-      if (isXbarTransposeDMA(I)) {
+    for (let i = 0; i < ids.length; i++) {
+      if (isXbarTransposeOp(op[ids[i]], transpose[ids[i]] as TransposeKind)) {
         any = true;
         break;
       }
@@ -57,52 +69,55 @@ export function chainXbarTransposeAndRemoteDMA(
     c.skippedBlocks++; // "[xbar-transpose] Got no DMA transpose, skipping chaining"
     return;
   }
-  let lastXbarTranspose: Instr | null = null;
-  let lastSBCollective: Instr | null = null;
-  let lastRemoteSBPush: Instr | null = null;
+  const cols = m.columns;
+  const edges = m.edges;
+  let lastXbarTranspose = -1;
+  let lastSBCollective = -1;
+  let lastRemoteSBPush = -1;
   let justGotSBCollective = false;
   let justGotRemoteSBPush = false;
-  const instrs = bb.instrs;
-  for (let i = 0; i < instrs.length; i++) {
-    const I = instrs[i];
-    if (isXbarTransposeDMA(I)) {
-      if (justGotSBCollective && lastSBCollective !== null) {
-        I.addDependency(lastSBCollective.id, EdgeKind.Ordered);
+  // the lines are logged as numbers (edge, id, on) and written after the scan
+  const log: number[] | null = notes === null ? null : [];
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const dst = dstTensor[id];
+    if (isXbarTransposeOp(op[id], transpose[id] as TransposeKind)) {
+      if (justGotSBCollective && lastSBCollective !== -1) {
+        addDependency(cols, edges, id, lastSBCollective, EdgeKind.Ordered);
         c.transposeAfterCollective++;
         justGotSBCollective = false; // "Resetting JustGotSBCollective after xbar transpose"
-        notes?.push(
-          `[xbar-transpose] Adding dependency: xbar transpose -> SB collective: #${I.id} #${lastSBCollective.id}`,
-        );
+        log?.push(0, id, lastSBCollective);
       }
-      if (justGotRemoteSBPush && lastRemoteSBPush !== null) {
-        I.addDependency(lastRemoteSBPush.id, EdgeKind.Ordered);
+      if (justGotRemoteSBPush && lastRemoteSBPush !== -1) {
+        addDependency(cols, edges, id, lastRemoteSBPush, EdgeKind.Ordered);
         c.transposeAfterPush++;
         justGotRemoteSBPush = false; // "Resetting JustGotRemoteSBPush after xbar transpose"
-        notes?.push(
-          `[xbar-transpose] Adding dependency: xbar transpose -> sb DMA: #${I.id} #${lastRemoteSBPush.id}`,
-        );
+        log?.push(1, id, lastRemoteSBPush);
       }
-      lastXbarTranspose = I;
-    } else if (isSBDstCollective(I)) {
-      if (lastXbarTranspose !== null) {
-        I.addDependency(lastXbarTranspose.id, EdgeKind.Ordered);
+      lastXbarTranspose = id;
+    } else if (isSBDstCollectiveAt(m, tf, id)) {
+      if (lastXbarTranspose !== -1) {
+        addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
         c.collectiveAfterTranspose++;
-        notes?.push(
-          `[xbar-transpose] Adding dependency: sb collective -> xbar transpose: #${I.id} #${lastXbarTranspose.id}`,
-        );
+        log?.push(2, id, lastXbarTranspose);
       }
-      lastSBCollective = I;
+      lastSBCollective = id;
       justGotSBCollective = true;
-    } else if (isRemoteSBPush(I)) {
-      if (lastXbarTranspose !== null) {
-        I.addDependency(lastXbarTranspose.id, EdgeKind.Ordered);
+    } else if (isRemoteSBPushOp(op[id], dst === -1 ? -1 : tf.mem[dst])) {
+      if (lastXbarTranspose !== -1) {
+        addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
         c.pushAfterTranspose++;
-        notes?.push(
-          `[xbar-transpose] Adding dependency: sb DMA -> xbar transpose: #${I.id} #${lastXbarTranspose.id}`,
-        );
+        log?.push(3, id, lastXbarTranspose);
       }
-      lastRemoteSBPush = I;
+      lastRemoteSBPush = id;
       justGotRemoteSBPush = true; // "Setting JustGotRemoteSBPush after remote SB DMA"
+    }
+  }
+  if (log !== null && notes !== null) {
+    for (let k = 0; k < log.length; k += 3) {
+      notes.push(
+        `[xbar-transpose] Adding dependency: ${XBAR_NOTES[log[k]]}: #${log[k + 1]} #${log[k + 2]}`,
+      );
     }
   }
 }
@@ -114,7 +129,9 @@ export const chainDmaTransposes: Pass = {
     'chain same-queue transposes with Output edges; order xbar transposes against SB collectives and remote-SB pushes',
   run(ctx: PassContext): void {
     const m = ctx.module;
-    const lastOnQueue = new Array<Instr | null>(m.queues.length).fill(null);
+    const tf = tensorFacts(m);
+    const { op, transpose, queue } = m.columns;
+    const lastOnQueue = new Int32Array(m.queues.length).fill(-1);
     const queueGen = new Int32Array(m.queues.length);
     let gen = 0;
     let transposes = 0;
@@ -132,22 +149,24 @@ export const chainDmaTransposes: Pass = {
       for (const bb of f.blocks) {
         gen++;
         let hasXbar = false;
-        const instrs = bb.instrs;
-        for (let i = 0; i < instrs.length; i++) {
-          const I = instrs[i];
-          if (!isDMAFamily(I.op) || !isTransposeDMA(I)) continue;
+        const ids = bb.ids();
+        for (let i = 0; i < ids.length; i++) {
+          const id = ids[i];
+          if (!isDMAFamily(op[id]) || !isTransposeOp(op[id], transpose[id] as TransposeKind))
+            continue;
           transposes++;
-          if (I.transpose === TransposeKind.xbar) hasXbar = true;
-          const q = I.queue;
-          if (q === null) continue;
-          if (queueGen[q.index] === gen) {
-            I.addDependency(lastOnQueue[q.index]!.id, EdgeKind.Output);
+          if (transpose[id] === TransposeKind.xbar) hasXbar = true;
+          const q = queue[id];
+          if (q === -1) continue;
+          if (queueGen[q] === gen) {
+            addDependency(m.columns, m.edges, id, lastOnQueue[q], EdgeKind.Output);
             chainEdges++;
           }
-          lastOnQueue[q.index] = I;
-          queueGen[q.index] = gen;
+          lastOnQueue[q] = id;
+          queueGen[q] = gen;
         }
-        chainXbarTransposeAndRemoteDMA(bb, xc, ctx.notes.length < 1000 ? ctx.notes : null, hasXbar);
+        const notes = ctx.notes.length < 1000 ? ctx.notes : null;
+        chainXbarTransposeAndRemoteDMA(m, tf, bb, xc, notes, hasXbar);
       }
     }
     if (gated) ctx.notes.push(`ArchLevel ${m.arch} <= 29: chain_dma_transposes does not run`);

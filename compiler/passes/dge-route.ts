@@ -291,26 +291,35 @@ export class RouteMemo {
 
   /** getDGEInstructionType(I, ...) reporting through `err`. */
   route(I: Instr, err: ErrorSink): PackedRoute {
-    const s = I.src;
-    const d = I.dst;
+    return this.routeAt(I.id, err);
+  }
+
+  /**
+   * The route of instruction `id`, its key read from the module's instruction columns: the
+   * instruction itself is visited only when its key is not memoised.
+   */
+  routeAt(id: number, err: ErrorSink): PackedRoute {
+    const c = this.m.columns;
     const n = this.shapes;
-    if (s === null || d === null) return this.compute(I, err);
-    const si = s.shapeId;
-    const di = d.shapeId;
-    if (si < 0 || di < 0 || si >= n || di >= n || I.op >= 128) return this.compute(I, err);
+    if (c.srcTensor[id] < 0 || c.dstTensor[id] < 0) return this.compute(id, err);
+    const si = c.srcShape[id];
+    const di = c.dstShape[id];
+    const op = c.op[id];
+    if (si < 0 || di < 0 || si >= n || di >= n || op >= 128) return this.compute(id, err);
     // shape pair, then 2 bits of transpose, 3 of dst-reduce, 7 of opcode; a small integer while
     // the program has fewer than ~700 shapes (a number key above that, still exact below 2^53)
-    const key = (si * n + di) * 4096 + ((I.transpose << 10) | (I.dstReduce << 7) | I.op);
+    const key = (si * n + di) * 4096 + ((c.transpose[id] << 10) | (c.dstReduce[id] << 7) | op);
     const hit = this.routes.get(key);
     if (hit !== undefined) return hit;
     this.sink = err;
     const before = this.errors;
-    const r = this.compute(I, this.counting);
+    const r = this.compute(id, this.counting);
     if (this.errors === before) this.routes.set(key, r);
     return r;
   }
 
-  private compute(I: Instr, err: ErrorSink): PackedRoute {
+  private compute(id: number, err: ErrorSink): PackedRoute {
+    const I = this.m.instrs[id];
     return getDGEInstructionType(I, this.m, this.considerDescNum, this.considerMinElems, err);
   }
 }

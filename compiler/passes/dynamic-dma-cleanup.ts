@@ -15,7 +15,8 @@ import {
   EngineType,
   dgeSetNames,
 } from '../ir/enums.ts';
-import { hasDynamicAP, isDMAFamily, isHWDGEDMAWithEngineSet } from '../ir/predicates.ts';
+import { hasDynamicAPAt } from '../ir/columns.ts';
+import { isDMAFamily, isHWDGEWithEngineSet } from '../ir/predicates.ts';
 import { RouteMemo, routeSet } from './dge-route.ts';
 import { type Pass, type PassContext, instLabel } from './pass.ts';
 
@@ -24,6 +25,7 @@ function runCleanup(ctx: PassContext): void {
   const dgeEnabled = m.options.dgeEnabled;
   const { considerDescNum, considerMinElems } = m.options;
   const routes = new RouteMemo(m, considerDescNum, considerMinElems);
+  const { op, dgeType, engine } = m.columns;
   let visited = 0;
   let stripped = 0;
   let routesChecked = 0;
@@ -31,45 +33,46 @@ function runCleanup(ctx: PassContext): void {
   let asserted = 0;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
-      const instrs = bb.instrs;
-      for (let i = 0; i < instrs.length; i++) {
-        const I = instrs[i];
-        if (!isDMAFamily(I.op)) continue;
+      const ids = bb.ids();
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i];
+        if (!isDMAFamily(op[id])) continue;
         visited++;
         // (A) feature guard
-        if ((I.dgeType === DGEType.SWDGE || I.dgeType === DGEType.HWDGE) && !dgeEnabled) {
+        const route = dgeType[id] as DGEType;
+        if ((route === DGEType.SWDGE || route === DGEType.HWDGE) && !dgeEnabled) {
           ctx.error(
             'DGE_NOT_ENABLED',
-            I.id,
-            `${instLabel(m, I.id)}: Input uses DGE (${DGE_TYPE_NAMES[I.dgeType]}) but DGE is not enabled at Walrus`,
+            id,
+            `${instLabel(m, id)}: Input uses DGE (${DGE_TYPE_NAMES[route]}) but DGE is not enabled at Walrus`,
           );
         }
         if (!dgeEnabled) {
-          if (I.dgeType !== DGEType.None) stripped++;
-          I.dgeType = DGEType.None;
+          if (dgeType[id] !== DGEType.None) stripped++;
+          dgeType[id] = DGEType.None;
         }
         // (B) route validity
-        if (hasDynamicAP(I) && I.dgeType !== DGEType.Unassigned) {
+        if (hasDynamicAPAt(m.columns, id) && dgeType[id] !== DGEType.Unassigned) {
           routesChecked++;
           const before = ctx.errors.length;
-          const valid = routeSet(routes.route(I, ctx.error));
+          const valid = routeSet(routes.routeAt(id, ctx.error));
           // A NeuronAssertion inside getDGEInstructionType (TensorIndirect AP, dynamic transpose
           // shape, "DMA Instruction with dynamic AP must have Scalar/Vector Dynamic offset
           // enabled") aborts the compiler: it is reported alone, never followed by a route check
           // against the `{None}` fallback the predicate returns after it.
           if (ctx.errors.length > before) {
             asserted++;
-          } else if ((valid & (1 << I.dgeType)) === 0) {
+          } else if ((valid & (1 << dgeType[id])) === 0) {
             ctx.error(
               'DGE_ROUTE_INVALID',
-              I.id,
-              `${instLabel(m, I.id)}: route ${DGE_TYPE_NAMES[I.dgeType]} is not among the eligible routes {${dgeSetNames(valid).join(', ')}}`,
+              id,
+              `${instLabel(m, id)}: route ${DGE_TYPE_NAMES[dgeType[id]]} is not among the eligible routes {${dgeSetNames(valid).join(', ')}}`,
             );
           }
         }
         // (C) engine binding: CurEngine = engine with bit 2 stripped
-        const cur = I.engine & 0xfffffffb;
-        if (isHWDGEDMAWithEngineSet(I)) {
+        const cur = engine[id] & 0xfffffffb;
+        if (isHWDGEWithEngineSet(dgeType[id] as DGEType, engine[id] as EngineType)) {
           enginesChecked++;
           if (
             (cur & ~EngineType.DMA) !== 2 &&
@@ -77,8 +80,8 @@ function runCleanup(ctx: PassContext): void {
           ) {
             ctx.error(
               'HWDGE_ENGINE_INVALID',
-              I.id,
-              `${instLabel(m, I.id)}: HWDGE DMA on engine ${ENGINE_TYPE_NAMES[I.engine] ?? I.engine}, expected SP or Activation`,
+              id,
+              `${instLabel(m, id)}: HWDGE DMA on engine ${ENGINE_TYPE_NAMES[engine[id]] ?? engine[id]}, expected SP or Activation`,
             );
           }
         }

@@ -4,10 +4,11 @@
  * primary route; a DMA that already has a route is left alone, so the scan is idempotent and can
  * run again to route only DMAs introduced since. Functions are visited `main` first. The route is a
  * function of the DMA's opcode, flavours and access-pattern shapes: it is computed once per such
- * key (RouteMemo) and read back for the other DMAs of that key.
+ * key (RouteMemo) and read back for the other DMAs of that key. The walk reads and stamps the
+ * instruction columns.
  */
-import { DGEType, InstructionType } from '../ir/enums.ts';
-import { isDMAFamily, isDstReduceDGE } from '../ir/predicates.ts';
+import { DGEType, InstructionType, type DstReduce } from '../ir/enums.ts';
+import { isDMAFamily, isDstReduceRoute } from '../ir/predicates.ts';
 import { RouteMemo, routeFirst, routeSet } from './dge-route.ts';
 import { type Pass, type PassContext, instLabel } from './pass.ts';
 
@@ -26,30 +27,34 @@ export const dynamicDmaScan: Pass = {
     let alreadyRouted = 0;
     let inLoop = 0;
     const byRoute = [0, 0, 0, 0];
+    const { op: ops, dgeType, eligible, dstReduce } = m.columns;
     for (const f of m.functionsMainFirst()) {
       for (const bb of f.blocks) {
         const isInLoop = bb.isLoopBody;
-        const instrs = bb.instrs;
-        for (let i = 0; i < instrs.length; i++) {
-          const I = instrs[i];
-          const op = I.op;
-          if (op === InstructionType.DMACopy && isDstReduceDGE(I)) {
+        const ids = bb.ids();
+        for (let i = 0; i < ids.length; i++) {
+          const id = ids[i];
+          const op = ops[id];
+          if (
+            op === InstructionType.DMACopy &&
+            isDstReduceRoute(dstReduce[id] as DstReduce, dgeType[id] as DGEType)
+          ) {
             // dynamic_dma.cpp:124: dst-reduce DGE is handled elsewhere in the lowering, not here
             err(
               'DST_REDUCE_DGE',
-              I.id,
-              `${instLabel(m, I.id)}: !isDstReduceDGE(&I): a destination-reduce DMACopy cannot carry a DGE route`,
+              id,
+              `${instLabel(m, id)}: !isDstReduceDGE(&I): a destination-reduce DMACopy cannot carry a DGE route`,
             );
           }
           if (!isDMAFamily(op)) continue;
           visited++;
           if (isInLoop) inLoop++;
-          if (I.dgeType === DGEType.Unassigned) {
-            const r = routes.route(I, err);
-            I.dgeType = routeFirst(r); // the eligible set is not stamped; kept for reports only
-            I.eligible = routeSet(r);
+          if (dgeType[id] === DGEType.Unassigned) {
+            const r = routes.routeAt(id, err);
+            dgeType[id] = routeFirst(r); // the eligible set is not stamped; kept for reports only
+            eligible[id] = routeSet(r);
             stamped++;
-            byRoute[I.dgeType]++;
+            byRoute[dgeType[id]]++;
           } else {
             alreadyRouted++;
           }

@@ -7,19 +7,27 @@
  * (docs/compiler.md "insert_dma_switch_queue_instance").
  */
 import { DMAQueueType, DMA_QUEUE_TYPE_NAMES, InstructionType } from '../ir/enums.ts';
-import type { Block, DmaQueue, Instr, Module } from '../ir/module.ts';
+import { type Block, type DmaQueue, type Instr, type Module, placeAtFront } from '../ir/module.ts';
 import type { ErrorSink, Pass, PassContext } from './pass.ts';
 
-/** The queues a block's instructions are bound to, in first-use order (getStaticDMAQueuesUsed). */
-export function staticDMAQueuesUsed(bb: Block, seen: Int32Array, gen: number): DmaQueue[] {
+/**
+ * The queues a block's instructions are bound to, in first-use order (getStaticDMAQueuesUsed),
+ * read from the instruction columns.
+ */
+export function staticDMAQueuesUsed(
+  m: Module,
+  bb: Block,
+  seen: Int32Array,
+  gen: number,
+): DmaQueue[] {
   const used: DmaQueue[] = [];
-  const instrs = bb.instrs;
-  for (let i = 0; i < instrs.length; i++) {
-    const I = instrs[i];
-    const q = I.queue;
-    if (q !== null && seen[q.index] !== gen) {
-      seen[q.index] = gen;
-      used.push(q);
+  const queue = m.columns.queue;
+  const ids = bb.ids();
+  for (let i = 0; i < ids.length; i++) {
+    const q = queue[ids[i]];
+    if (q !== -1 && seen[q] !== gen) {
+      seen[q] = gen;
+      used.push(m.queues[q]);
     }
   }
   return used;
@@ -54,17 +62,7 @@ export function makeSwitchQueueInstance(
   return sqi;
 }
 
-/**
- * Places `front` before the block's instructions, in place: the array grows by front.length and
- * its instructions move up, so the block keeps its one array (no copy of the block per block).
- */
-export function placeAtFront(instrs: Instr[], front: readonly Instr[]): void {
-  const n = instrs.length;
-  const k = front.length;
-  for (let j = 0; j < k; j++) instrs.push(front[j]); // grow (kept packed); overwritten below
-  for (let i = n - 1; i >= 0; i--) instrs[i + k] = instrs[i];
-  for (let j = 0; j < k; j++) instrs[j] = front[j];
-}
+export { placeAtFront };
 
 export const insertDmaSwitchQueueInstance: Pass = {
   name: 'insert_dma_switch_queue_instance',
@@ -80,7 +78,7 @@ export const insertDmaSwitchQueueInstance: Pass = {
     for (const f of m.functions) {
       for (const bb of f.blocks) {
         gen++;
-        const queues = staticDMAQueuesUsed(bb, seen, gen);
+        const queues = staticDMAQueuesUsed(m, bb, seen, gen);
         if (bb.isLoopBody) {
           loopBodiesSkipped++;
           continue;
@@ -94,7 +92,7 @@ export const insertDmaSwitchQueueInstance: Pass = {
           (front ??= []).push(sqi);
           inserted++;
         }
-        if (front !== null) placeAtFront(bb.instrs, front);
+        if (front !== null) bb.placeAtFront(front);
       }
     }
     Object.assign(ctx.counters, { inserted, blocks, loopBodiesSkipped });

@@ -2,7 +2,8 @@
  * Property tests over random programs (fast-check, fixed seeds, bounded runs): every DMA gets a
  * queue; on ArchLevel <= 49 every HWDGE DMA ends on SP or Activation with isHWDGEDMAWithEngineSet;
  * the scan is idempotent; the number of queues is the number of distinct queue tuples; no
- * SwitchQueueInstance lands in a loop body; nothing but CompileError is thrown.
+ * SwitchQueueInstance lands in a loop body; nothing but CompileError is thrown; the passes bind the
+ * same whether the blocks' id lists are kept or rebuilt from the instruction arrays.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ import { dynamicDmaCleanup } from '../../compiler/passes/dynamic-dma-cleanup.ts'
 import { dynamicDmaScan } from '../../compiler/passes/dynamic-dma-scan.ts';
 import { dynamicDmaSetup } from '../../compiler/passes/dynamic-dma-setup.ts';
 import { makeContext } from '../../compiler/passes/pass.ts';
-import { compile } from '../../compiler/passes/pipeline.ts';
+import { PIPELINE, compile, runPass } from '../../compiler/passes/pipeline.ts';
 import { fixture, runPasses, tile, tile16, tile16T } from './helpers.ts';
 
 const ENGINES = ['DMA', 'DMA', 'DMA', 'SP', 'Activation', 'Pool', 'DVE'] as const;
@@ -319,4 +320,53 @@ describe('compiler properties over random programs', () => {
       RUNS,
     );
   });
+
+  it('the passes bind the same whether the blocks keep their id lists or rebuild them from the instruction arrays before every pass', () => {
+    fc.assert(
+      fc.property(programArb, (spec) => {
+        const kept = compiledState(build(spec), false);
+        const rebuilt = compiledState(build(spec), true);
+        expect(kept).toEqual(rebuilt);
+      }),
+      RUNS,
+    );
+  });
 });
+
+/**
+ * Compiles `m` (fetching every block's instruction array before each pass when `refetch`, which
+ * makes Block.ids rebuild its list from the instructions) and returns what the passes produced:
+ * each instruction's fields in block order, the reports, the errors; also checks that the
+ * instruction columns agree with the access patterns and tensor lists they derive from.
+ */
+function compiledState(m: Module, refetch: boolean): unknown {
+  const reports: unknown[] = [];
+  let errors: unknown = null;
+  try {
+    for (const pass of PIPELINE) {
+      if (refetch) for (const bb of m.blocks) void bb.instrs;
+      const { report, errors: errs } = runPass(m, pass);
+      reports.push(report);
+      if (errs.length > 0) {
+        errors = errs.map((e) => [e.subCode, e.instruction, e.message]);
+        break;
+      }
+    }
+  } catch (e) {
+    errors = String(e);
+  }
+  const c = m.columns;
+  const instrs = m.blocks.map((bb) => {
+    expect(Array.from(bb.ids())).toEqual(bb.instrs.map((i) => i.id));
+    return bb.instrs.map((I) => {
+      expect(c.srcTensor[I.id]).toBe(I.src === null ? -1 : I.src.tensor.id);
+      expect(c.dstTensor[I.id]).toBe(I.dst === null ? -1 : I.dst.tensor.id);
+      expect(c.write0[I.id]).toBe(I.writes?.[0]?.id ?? -1);
+      expect(c.writes[I.id]).toBe(I.writes?.length ?? 0);
+      return [I.id, I.op, I.engine, I.subId, I.dgeType, I.eligible, I.queue?.index ?? -1]
+        .concat([I.queueType, I.instance])
+        .concat((I.deps ?? []).flatMap((d) => [d.on, d.kind]));
+    });
+  });
+  return { instrs, reports, errors, queues: m.queues.map((q) => [q.name, q.instructions]) };
+}
