@@ -136,14 +136,10 @@ export function prepareCompiled(
   }
   const active: QueuePlacement[] = [];
   const ringSizes: number[] = [];
-  const executedByQueue = new Float64Array(lowered.queues.length);
-  for (const b of lowered.blocks) {
-    for (let d = b.first; d < b.first + b.count; d++)
-      executedByQueue[t.queue[d]] += t.descriptors[d] * b.iterations;
-  }
+  const exec = executedByQueue(lowered);
   for (const lq of lowered.queues) {
     if (lq.count === 0) continue;
-    const executed = executedByQueue[lq.queue.index];
+    const executed = exec.descriptors[lq.queue.index];
     const want = Math.max(lq.maxWalk, Math.min(executed, maxRing));
     active.push(placements[lq.queue.index]);
     ringSizes.push(ringSizeFor(want));
@@ -157,6 +153,34 @@ export function prepareCompiled(
     ringSizes,
     ringBytes: ringBytes(ringSizes),
   };
+}
+
+/** What each queue executes (loop bodies per iteration), by queue index (module.queues). */
+export interface QueueExecution {
+  descriptors: Float64Array;
+  bytes: Float64Array;
+  dmas: Float64Array;
+}
+
+/** The BD pairs, bytes and DMAs each queue executes: every row of the lowering's table, per iteration. */
+export function executedByQueue(low: LoweredProgram): QueueExecution {
+  const n = low.queues.length;
+  const out = {
+    descriptors: new Float64Array(n),
+    bytes: new Float64Array(n),
+    dmas: new Float64Array(n),
+  };
+  const t = low.table;
+  for (const b of low.blocks) {
+    const it = b.iterations;
+    for (let d = b.first; d < b.first + b.count; d++) {
+      const q = t.queue[d];
+      out.descriptors[q] += t.descriptors[d] * it;
+      out.bytes[q] += t.bytes[d] * it;
+      out.dmas[q] += it;
+    }
+  }
+  return out;
 }
 
 /** Where the rings go when the caller does not say: the first 1 MiB boundary past every region. */
