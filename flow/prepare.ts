@@ -10,6 +10,7 @@ import type { Module } from '../compiler/ir/module.ts';
 import { compileProgram, type CompileResult } from '../compiler/passes/pipeline.ts';
 import type { PassReport } from '../compiler/passes/pass.ts';
 import type { DgeHostTables } from '../compiler/ir/module.ts';
+import { BACKEND_NONE } from '../compiler/lower/backend.ts';
 import { lower } from '../compiler/lower/lower.ts';
 import {
   DEFAULT_MAX_DESC_PER_PACKET,
@@ -120,8 +121,9 @@ export function prepareCompiled(
   const queues = r.module.options.memcopyDmaCfg.queues;
   const t = lowered.table;
   for (let d = 0; d < t.size; d++) {
+    if (t.backend[d] === BACKEND_NONE) continue;
     const pl = placements[t.queue[d]];
-    if (t.backendOf(d) !== 'none' && ((queues >>> pl.qid) & 1) === 0) {
+    if (((queues >>> pl.qid) & 1) === 0) {
       const label = t.labelOf(d);
       throw new NxdmaError(
         'LOWER_ERROR',
