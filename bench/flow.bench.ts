@@ -269,8 +269,11 @@ function yardstick(p: ReturnType<typeof prepareCompiled>): () => number {
   const hostBase = p.module.regions[0].base;
   const sbBase = p.module.regions[1].base;
   const pieces: number[] = [];
-  for (const d of p.lowered.dmas) {
-    for (const w of d.walks) expandWalk(w, { piece: (s, dd, l) => void pieces.push(s, dd, l) });
+  // the walks from the lowering's table (the records' walks, without making a record per DMA)
+  const t = p.lowered.table;
+  const sink = { piece: (s: number, dd: number, l: number) => void pieces.push(s, dd, l) };
+  for (let d = 0; d < t.size; d++) {
+    for (let k = 0; k < t.walksOf(d); k++) expandWalk(t.walk(d, k), sink);
   }
   const tx = new Uint32Array(RING * 4);
   const rx = new Uint32Array(RING * 4);

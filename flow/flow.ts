@@ -16,9 +16,8 @@ import { initialImage } from '../compiler/interp/memory.ts';
 import { qosClassName } from '../compiler/ir/enums.ts';
 import type { Module } from '../compiler/ir/module.ts';
 import { compile, type CompileResult } from '../compiler/passes/pipeline.ts';
-import { PacketCut, expandWalk, type IndexValues, type Walk } from '../compiler/lower/expand.ts';
+import type { IndexValues, Walk } from '../compiler/lower/expand.ts';
 import { HOST_LITTLE_ENDIAN } from '../csr/formats/wire.ts';
-import { encodeDgeDescriptorBytes } from '../csr/formats/dge-desc.ts';
 import type { Device } from '../csr/io.ts';
 import { applyQos } from '../driver/qos/index.ts';
 import { EpochHazards } from './hazards.ts';
@@ -27,6 +26,7 @@ import { FlowRings, type FlowQueue } from './rings.ts';
 import type { FlowReport, QueueReport } from './report.ts';
 import {
   defaultRingBase,
+  executedByQueue,
   flowQosPlan,
   prepareCompiled,
   prepareFlow,
@@ -35,6 +35,7 @@ import {
 } from './prepare.ts';
 import { checkDevice, poolCoreFor } from './device-check.ts';
 import { arbitration, compare, traceOf } from './verify.ts';
+import { Submission } from './submit.ts';
 
 /**
  * The index values of an indexed walk as the DMA reads them when it runs: its index tensor's
@@ -111,85 +112,10 @@ export async function runPrepared(
   const indexValues = deviceIndexValues(device);
   const hazards = new EpochHazards(m.queues.length);
   // --- run, epoch by epoch
-  const total = p.lowered.totals.executed;
-  let done = 0;
-  let epochs = 1;
-  let epochDmas = 0;
-  let lastProgress = 0;
-  let poolExecuted = 0;
-  const t = p.lowered.table;
-  for (const b of p.lowered.blocks) {
-    const end = b.first + b.count;
-    for (let it = 0; it < b.iterations; it++) {
-      for (let d = b.first; d < end; d++) {
-        const qi = t.queue[d];
-        if (t.reduce[d] !== 0) {
-          // B op= A: the Pool core executes the DIRECT2D descriptors itself, after everything
-          // before it has landed; it is an epoch of its own
-          if (epochDmas > 0) {
-            await rings.drain(timeoutMs);
-            hazards.clear();
-            epochs++;
-            epochDmas = 0;
-          }
-          const reduce = t.reduceOf(d);
-          for (const x of reduce) pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
-          poolExecuted += reduce.length;
-          done++;
-          continue;
-        }
-        const sLo = t.srcLo[d];
-        const sHi = t.srcHi[d];
-        const dLo = t.dstLo[d];
-        const dHi = t.dstHi[d];
-        if (epochDmas > 0 && hazards.conflicts(qi, sLo, sHi, dLo, dHi)) {
-          await rings.drain(timeoutMs);
-          hazards.clear();
-          epochs++;
-          epochDmas = 0;
-        }
-        hazards.add(qi, sLo, sHi, dLo, dHi);
-        epochDmas++;
-        const fq = fqByQueue[qi]!;
-        const stream = fq.stream;
-        const packetBytes = t.packetBytes[d];
-        const walks = t.walksOf(d);
-        for (let k = 0; k < walks; k++) {
-          const n = t.piecesOf(d, k);
-          if (fq.room < n) {
-            // the ring is full: hand over what is written, let everything run, continue
-            await rings.drain(timeoutMs);
-            if (fq.room < n) {
-              throw new NxdmaError(
-                'RING_FULL',
-                `queue "${m.queues[qi].name}": ${n} descriptors do not fit a ring of ${fq.size}`,
-                {
-                  where: `udma${fq.placement.engine} queue ${fq.placement.qid}`,
-                  expected: `<= ${fq.size} descriptors per program`,
-                  actual: n,
-                },
-              );
-            }
-          }
-          // the lowering's descriptor stream of the walk, then the driver writes it at the tails
-          stream.clear();
-          stream.begin(n);
-          const walk = t.walk(d, k);
-          expandWalk(
-            walk,
-            packetBytes > 0 ? new PacketCut(stream, packetBytes) : stream,
-            indexValues(walk),
-          );
-          stream.end();
-          fq.write(stream);
-        }
-        done++;
-        if (opts.onProgress && (done - lastProgress >= 256 || done === total)) {
-          lastProgress = done;
-          opts.onProgress(done, total);
-        }
-      }
-    }
+  const sub = new Submission(m, p.lowered, fqByQueue, hazards, pool, indexValues, opts.onProgress);
+  for (let wait = sub.advance(); wait !== 'done'; wait = sub.advance()) {
+    await rings.drain(timeoutMs);
+    if (wait === 'epoch') sub.newEpoch();
   }
   opts.onPhase?.('drain');
   await rings.drain(timeoutMs);
@@ -198,21 +124,10 @@ export async function runPrepared(
   const verify = compare(device, expected.image, expected.written, m);
   const t1 = performance.now();
   const queues: QueueReport[] = [];
-  // what each queue executed (loop bodies per iteration), by queue index
-  const execDescs = new Float64Array(m.queues.length);
-  const execBytes = new Float64Array(m.queues.length);
-  const execDmas = new Float64Array(m.queues.length);
-  for (const b of p.lowered.blocks) {
-    for (let d = b.first; d < b.first + b.count; d++) {
-      const q = t.queue[d];
-      execDescs[q] += t.descriptors[d] * b.iterations;
-      execBytes[q] += t.bytes[d] * b.iterations;
-      execDmas[q] += b.iterations;
-    }
-  }
+  const exec = executedByQueue(p.lowered);
   for (const pl of p.placements) {
     const qi = pl.queue.index;
-    const e = { descriptors: execDescs[qi], bytes: execBytes[qi], dmas: execDmas[qi] };
+    const e = { descriptors: exec.descriptors[qi], bytes: exec.bytes[qi], dmas: exec.dmas[qi] };
     const fq = fqByQueue[pl.queue.index];
     queues.push({
       name: pl.queue.name,
@@ -245,9 +160,9 @@ export async function runPrepared(
       dgeDescriptors: p.lowered.totals.dgeDescriptors,
       descriptors: p.lowered.totals.descriptors,
       byBackend: p.lowered.totals.byBackend,
-      poolExecuted,
+      poolExecuted: sub.poolExecuted,
     },
-    epochs,
+    epochs: sub.epochs,
     drains: rings.drains,
     elapsedMs: Math.round((t1 - t0) * 10) / 10,
   };

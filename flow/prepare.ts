@@ -10,6 +10,7 @@ import type { Module } from '../compiler/ir/module.ts';
 import { compileProgram, type CompileResult } from '../compiler/passes/pipeline.ts';
 import type { PassReport } from '../compiler/passes/pass.ts';
 import type { DgeHostTables } from '../compiler/ir/module.ts';
+import { BACKEND_NONE } from '../compiler/lower/backend.ts';
 import { lower } from '../compiler/lower/lower.ts';
 import {
   DEFAULT_MAX_DESC_PER_PACKET,
@@ -120,8 +121,9 @@ export function prepareCompiled(
   const queues = r.module.options.memcopyDmaCfg.queues;
   const t = lowered.table;
   for (let d = 0; d < t.size; d++) {
+    if (t.backend[d] === BACKEND_NONE) continue;
     const pl = placements[t.queue[d]];
-    if (t.backendOf(d) !== 'none' && ((queues >>> pl.qid) & 1) === 0) {
+    if (((queues >>> pl.qid) & 1) === 0) {
       const label = t.labelOf(d);
       throw new NxdmaError(
         'LOWER_ERROR',
@@ -136,14 +138,10 @@ export function prepareCompiled(
   }
   const active: QueuePlacement[] = [];
   const ringSizes: number[] = [];
-  const executedByQueue = new Float64Array(lowered.queues.length);
-  for (const b of lowered.blocks) {
-    for (let d = b.first; d < b.first + b.count; d++)
-      executedByQueue[t.queue[d]] += t.descriptors[d] * b.iterations;
-  }
+  const exec = executedByQueue(lowered);
   for (const lq of lowered.queues) {
     if (lq.count === 0) continue;
-    const executed = executedByQueue[lq.queue.index];
+    const executed = exec.descriptors[lq.queue.index];
     const want = Math.max(lq.maxWalk, Math.min(executed, maxRing));
     active.push(placements[lq.queue.index]);
     ringSizes.push(ringSizeFor(want));
@@ -157,6 +155,34 @@ export function prepareCompiled(
     ringSizes,
     ringBytes: ringBytes(ringSizes),
   };
+}
+
+/** What each queue executes (loop bodies per iteration), by queue index (module.queues). */
+export interface QueueExecution {
+  descriptors: Float64Array;
+  bytes: Float64Array;
+  dmas: Float64Array;
+}
+
+/** The BD pairs, bytes and DMAs each queue executes: every row of the lowering's table, per iteration. */
+export function executedByQueue(low: LoweredProgram): QueueExecution {
+  const n = low.queues.length;
+  const out = {
+    descriptors: new Float64Array(n),
+    bytes: new Float64Array(n),
+    dmas: new Float64Array(n),
+  };
+  const t = low.table;
+  for (const b of low.blocks) {
+    const it = b.iterations;
+    for (let d = b.first; d < b.first + b.count; d++) {
+      const q = t.queue[d];
+      out.descriptors[q] += t.descriptors[d] * it;
+      out.bytes[q] += t.bytes[d] * it;
+      out.dmas[q] += it;
+    }
+  }
+  return out;
 }
 
 /** Where the rings go when the caller does not say: the first 1 MiB boundary past every region. */

@@ -160,7 +160,7 @@ export function elementRuns(
   let next = NaN; // the address that would continue run n
   for (let p = 0; p < ap.partNum; p++) {
     const rowBase = base + partCoord(ap, idxRegion, p) * ap.partStep;
-    counters.fill(0, 0, nOuter);
+    if (nOuter > 0) counters.fill(0, 0, nOuter);
     for (;;) {
       let e = rowBase;
       for (let k = 0; k < nOuter; k++) e += counters[k] * free[2 * k];
@@ -293,6 +293,13 @@ function copyRuns(
   const sb = sr.bytes;
   const db = dr.bytes;
   const same = sb === db;
+  // both regions in one arena: a stretch moves within it (no view per stretch)
+  const arena =
+    image.arena !== null && sb.buffer === image.arena.buffer && db.buffer === image.arena.buffer
+      ? image.arena
+      : null;
+  const sAt = arena !== null ? sb.byteOffset - arena.byteOffset : 0;
+  const dAt = arena !== null ? db.byteOffset - arena.byteOffset : 0;
   let i = 0;
   // current run of each side, and how far into it the copy is
   let sk = 0;
@@ -311,7 +318,8 @@ function copyRuns(
     const inside = so >= 0 && so + len <= sr.size && dOff >= 0 && dOff + len <= dr.size;
     let step = 1;
     if (run > 1 && inside && !(same && so < dOff && dOff < so + len)) {
-      if (same) db.copyWithin(dOff, so, so + len);
+      if (arena !== null) arena.copyWithin(dAt + dOff, sAt + so, sAt + so + len);
+      else if (same) db.copyWithin(dOff, so, so + len);
       else db.set(sb.subarray(so, so + len), dOff);
       if (mask) mask.fill(1, dOff, dOff + len);
       step = run;

@@ -18,12 +18,19 @@ export interface ImageRegion {
   bytes: Uint8Array;
 }
 
-/** A set of byte arrays at device addresses (the program's regions). */
+/**
+ * A set of byte arrays at device addresses (the program's regions). An image may hold all its
+ * regions in one byte array, its `arena` (each region's bytes a view of it), so that bytes move
+ * between regions without a view per move; null when the regions are separate arrays.
+ */
 export class MemoryImage {
   readonly regions: ImageRegion[];
+  readonly arena: Uint8Array | null;
 
-  constructor(regions: ImageRegion[]) {
+  /** `arena`: the byte array every region's bytes are a view of (or null). */
+  constructor(regions: ImageRegion[], arena: Uint8Array | null = null) {
     this.regions = regions;
+    this.arena = arena;
   }
 
   /** The region holding [addr, addr + len), or undefined. */
@@ -49,7 +56,16 @@ export class MemoryImage {
 
   /** A deep copy. */
   clone(): MemoryImage {
-    return new MemoryImage(this.regions.map((r) => ({ ...r, bytes: r.bytes.slice() })));
+    const a = this.arena;
+    if (a === null) {
+      return new MemoryImage(this.regions.map((r) => ({ ...r, bytes: r.bytes.slice() })));
+    }
+    const copy = a.slice();
+    const at = (r: ImageRegion) => copy.subarray(r.bytes.byteOffset, r.bytes.byteOffset + r.size);
+    return new MemoryImage(
+      this.regions.map((r) => ({ ...r, bytes: at(r) })),
+      copy,
+    );
   }
 
   /** Bytes in all regions. */
@@ -102,12 +118,20 @@ export function initialImage(m: Module, seed = 1): MemoryImage {
       { where: 'memory.regions', expected: `<= ${MAX_IMAGE_BYTES} bytes`, actual: total },
     );
   }
+  // one arena, each region at an 8-byte aligned offset of it
+  const offsets: number[] = [];
+  let end = 0;
+  for (const r of m.regions) {
+    offsets.push(end);
+    end += Math.ceil(r.size / 8) * 8;
+  }
+  const arena = new Uint8Array(end);
   const regions = m.regions.map((r, i) => {
-    const bytes = new Uint8Array(r.size);
+    const bytes = arena.subarray(offsets[i], offsets[i] + r.size);
     fill(bytes, ((seed >>> 0) * 65599 + i + 1) >>> 0);
     return { name: r.name, base: r.base, size: r.size, bytes };
   });
-  const img = new MemoryImage(regions);
+  const img = new MemoryImage(regions, arena);
   for (const t of m.tensors) {
     if (t.init === null) continue;
     const r = img.region(t.address, t.byteSize);

@@ -19,9 +19,13 @@
 import { NxdmaError } from '../../common/errors.ts';
 import { DGEType, DstReduce, type ArchLevel } from '../ir/enums.ts';
 import type { Instr } from '../ir/module.ts';
+import { dmaLabel } from './context.ts';
 
 export type Backend = 'none' | 'pool' | 'software' | 'rtl';
 export const BACKENDS: readonly Backend[] = ['none', 'pool', 'software', 'rtl'];
+
+/** The index of 'none' in BACKENDS (a DmaTable's backend column). */
+export const BACKEND_NONE = 0;
 
 /** DIMPUSHes one descriptor program of each backend holds (seed 004 §3.4, §4.1). */
 export const BACKEND_DIMS: Readonly<Record<Backend, number>> = {
@@ -93,7 +97,8 @@ export function hasRegwrite(arch: number): boolean {
   return arch < 40;
 }
 
-function noBackend(I: Instr, label: string, why: string, expected: string): NxdmaError {
+function noBackend(I: Instr, given: string | undefined, why: string, expected: string): NxdmaError {
+  const label = given ?? dmaLabel(I);
   return new NxdmaError('LOWER_ERROR', `${label}: ${why}`, {
     where: label,
     instruction: I.id,
@@ -104,13 +109,14 @@ function noBackend(I: Instr, label: string, why: string, expected: string): Nxdm
 
 /**
  * The backend of one DMA. `gatherTranspose` is true when the DMA lowers to GATHER_XPOSE. Throws
- * LOWER_ERROR when no available backend can build the DMA.
+ * LOWER_ERROR when no available backend can build the DMA; `label` names the DMA in the message
+ * (default: dmaLabel(I)).
  */
 export function selectBackend(
   I: Instr,
   avail: BackendAvailability,
   gatherTranspose: boolean,
-  label: string,
+  label?: string,
 ): Backend {
   const reduce = I.dstReduce !== DstReduce.none;
   if (I.dgeType === DGEType.HWDGE) {

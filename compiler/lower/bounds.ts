@@ -27,7 +27,6 @@ export function checkBounds(
   packetBytes: number,
 ): void {
   const ctx = b.ctx;
-  const lab = b.label;
   const walks = b.walks;
   const plan = packetBytes === 0 ? b.plan : null;
   // a host plan's counts serve every DMA of its shape (shared, read-only)
@@ -48,7 +47,7 @@ export function checkBounds(
     const n = plan !== null ? plan.counts[k] : countPieces(walks[k], packetBytes);
     if (n > ctx.ringSize) {
       throw lowerError(
-        lab,
+        b.label,
         `bound layer 3: a descriptor program of ${n} descriptors does not fit a ring of ${ctx.ringSize}`,
         `<= ${ctx.ringSize} descriptors per program`,
         n,
@@ -78,7 +77,7 @@ export function checkBounds(
       const sOk = sl >= sReg.base && sh <= sReg.base + sReg.size ? 1 : 0;
       const dOk = dl >= dReg.base && dh <= dReg.base + dReg.size ? 1 : 0;
       throw lowerError(
-        lab,
+        b.label,
         `bound layer 1: bounds:(${sOk} ${hex(sh)}<=${hex(sReg.base + sReg.size)}, ${dOk} ${hex(dh)}<=${hex(dReg.base + dReg.size)}): ` +
           `source ${hex(sl)}..${hex(sh)} in region "${sReg.name}" (${hex(sReg.base)}..${hex(sReg.base + sReg.size)}), ` +
           `destination ${hex(dl)}..${hex(dh)} in region "${dReg.name}" (${hex(dReg.base)}..${hex(dReg.base + dReg.size)})`,
@@ -93,7 +92,7 @@ export function checkBounds(
   }
   if (b.dge && total > ctx.carveout) {
     throw lowerError(
-      lab,
+      b.label,
       `bound layer 3: the DMA needs ${total} descriptors, more than the ${ctx.carveout} of the DGE carveout (MEMCOPY_CARVEOUT_CFG)`,
       `<= ${ctx.carveout} descriptors per memcopy`,
       total,

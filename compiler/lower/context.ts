@@ -160,7 +160,6 @@ export function nextBit(mask: number, b: number): number {
 export class DmaBuild {
   readonly ctx: LowerCtx;
   readonly instr: Instr;
-  readonly label: string;
   readonly backend: Backend;
   /** A DGE backend builds the descriptors (not the host). */
   readonly dge: boolean;
@@ -191,10 +190,9 @@ export class DmaBuild {
   /** The channel the next descriptor program goes to. */
   private ch: number;
 
-  constructor(ctx: LowerCtx, I: Instr, label: string, backend: Backend, ec: EmitContext) {
+  constructor(ctx: LowerCtx, I: Instr, backend: Backend, ec: EmitContext) {
     this.ctx = ctx;
     this.instr = I;
-    this.label = label;
     this.backend = backend;
     this.dge = backend !== 'none';
     this.ec = ec;
@@ -202,6 +200,11 @@ export class DmaBuild {
     let ch = this.dge ? (ctx.nextChannel.get(I.queue!) ?? lowestBit(mask)) : 0;
     if (this.dge && (mask & (1 << ch)) === 0) ch = nextBit(mask, ch);
     this.ch = ch;
+  }
+
+  /** How messages name the DMA (dmaLabel; made when a message needs it). */
+  get label(): string {
+    return dmaLabel(this.instr);
   }
 
   /** Moves the emit context to the next descriptor program's channel (the queue's rotation). */

@@ -28,7 +28,7 @@ import { DTYPE_CODE, DstReduce, MemoryType, TransposeKind } from '../ir/enums.ts
 import type { Instr, Module, Region, Tensor } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
 import { lowerAffine } from './affine.ts';
-import { availabilityFor, hasRegwrite, selectBackend, type Backend } from './backend.ts';
+import { BACKENDS, availabilityFor, hasRegwrite, selectBackend, type Backend } from './backend.ts';
 import { checkBounds } from './bounds.ts';
 import { DmaBuild, HostPlans, dmaLabel, lowerError, type LowerCtx } from './context.ts';
 import { COMPUTE_OP, transferDir, type EmitContext } from './emit.ts';
@@ -115,7 +115,8 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     ),
   );
   const blocks: LoweredBlock[] = [];
-  const byBackend: Record<Backend, number> = { none: 0, pool: 0, software: 0, rtl: 0 };
+  // rows per backend, by BACKENDS index
+  const perBackend = new Float64Array(BACKENDS.length);
   let executed = 0;
   let dgeDescs = 0;
   let execDescs = 0;
@@ -134,7 +135,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
         q.descriptors += table.descriptors[d];
         q.bytes += table.bytes[d];
         if (table.reduce[d] === 0 && table.maxWalk[d] > q.maxWalk) q.maxWalk = table.maxWalk[d];
-        byBackend[table.backendOf(d)]++;
+        perBackend[table.backend[d]]++;
         dgeDescs += table.dgeDescriptors[d];
         executed += iterations;
         execDescs += table.descriptors[d] * iterations;
@@ -148,6 +149,8 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
       );
     }
   }
+  const byBackend: Record<Backend, number> = { none: 0, pool: 0, software: 0, rtl: 0 };
+  for (let k = 0; k < BACKENDS.length; k++) byBackend[BACKENDS[k]] = perBackend[k];
   return withDmas(
     {
       module: m,
@@ -191,19 +194,23 @@ function withDmas<T extends object>(
  */
 function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
   const m = ctx.m;
-  const lab = dmaLabel(I);
   const src = I.src!;
   const dst = I.dst!;
   const queue = I.queue;
   if (queue === null) {
-    throw lowerError(lab, 'the DMA is bound to no queue (run alloc_queues first)', 'a queue', null);
+    throw lowerError(
+      dmaLabel(I),
+      'the DMA is bound to no queue (run alloc_queues first)',
+      'a queue',
+      null,
+    );
   }
   // --- bound layer 2: source bytes == destination bytes (and no conversion in a copy)
   const srcBytes = src.numElements * src.elemSize;
   const dstBytes = dst.numElements * dst.elemSize;
   if (srcBytes !== dstBytes) {
     throw lowerError(
-      lab,
+      dmaLabel(I),
       `bound layer 2: the source moves ${srcBytes} bytes (${src.numElements} x ${src.elemSize}), the destination ${dstBytes} (${dst.numElements} x ${dst.elemSize}) ` +
         '(is_valid_src_dst_element_count_without_cce)',
       'src_num_elem * src_elem_size == dst_num_elem * dst_elem_size',
@@ -212,7 +219,7 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
   }
   if (src.tensor.dtype !== dst.tensor.dtype) {
     throw lowerError(
-      lab,
+      dmaLabel(I),
       `the DMA converts ${src.tensor.dtype} to ${dst.tensor.dtype}: a ring descriptor copies bytes and cannot convert`,
       'the same dtype on both sides',
       { src: src.tensor.dtype, dst: dst.tensor.dtype },
@@ -223,7 +230,7 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
   const dIdx = indexOf(dst);
   if (sIdx !== null && dIdx !== null) {
     throw lowerError(
-      lab,
+      dmaLabel(I),
       'both sides are indexed: an indirect DMA indexes one side',
       'one indexed side',
       'two',
@@ -232,17 +239,17 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
   const xbar = I.transpose === TransposeKind.xbar;
   if (xbar && dIdx !== null) {
     throw lowerError(
-      lab,
+      dmaLabel(I),
       'a gather transpose takes its indices on the source side',
       'indices on the source',
       'destination',
     );
   }
   const gatherXpose = xbar && sIdx !== null;
-  const backend = selectBackend(I, ctx.avail, gatherXpose, lab);
+  const backend = selectBackend(I, ctx.avail, gatherXpose);
   if (I.dstReduce !== DstReduce.none && backend !== 'pool') {
     throw lowerError(
-      lab,
+      dmaLabel(I),
       `a destination reduce is a DIRECT2D compute_op of the Pool backend; the ${backend} path only copies`,
       'dstReduce on a Pool (SWDGE) DMA',
       backend,
@@ -250,7 +257,7 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
   }
   if (I.dstReduce !== DstReduce.none && (sIdx !== null || dIdx !== null)) {
     throw lowerError(
-      lab,
+      dmaLabel(I),
       'a destination reduce is a DIRECT2D compute_op: an indexed (INDIRECT1D) DMA only copies',
       'no dstReduce on an indexed DMA',
       'indexed',
@@ -258,7 +265,7 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
   }
   if (I.dstReduce !== DstReduce.none && I.transpose !== TransposeKind.none) {
     throw lowerError(
-      lab,
+      dmaLabel(I),
       'a transpose cannot reduce into its destination',
       'no dstReduce on a transpose',
       'both',
@@ -275,7 +282,7 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
   if (dge && ctx.dmaMask !== null) channelMask &= ctx.dmaMask(priorityClass);
   if (dge && channelMask === 0) {
     throw lowerError(
-      lab,
+      dmaLabel(I),
       `MEMCOPY_DMA_CFG and the DGE mailboxes leave priority class ${priorityClass} no DMA channel of the queue's ${channels}`,
       'at least one DMA channel enabled (MEMCOPY_DMA_CFG lo16 AND mailbox bitmask AND the queue channels)',
       0,
@@ -296,7 +303,7 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
     srcBound: regionBound(ctx, src.tensor.region),
     dstBound: regionBound(ctx, dst.tensor.region),
   };
-  const b = new DmaBuild(ctx, I, lab, backend, ec);
+  const b = new DmaBuild(ctx, I, backend, ec);
   if (sIdx === null && dIdx === null) lowerAffine(b, I, src, dst, elemSize);
   else lowerIndexed(b, src, dst, elemSize, sIdx, dIdx, gatherXpose);
   b.finish();
@@ -307,7 +314,7 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
       ? 0
       : ctx.packetBytes({
           instr: I,
-          label: lab,
+          label: dmaLabel(I),
           backend,
           priorityClass,
           elemSize,
@@ -323,7 +330,7 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
     return table.addPlan(b, srcBytes, ec.priorityClass, dge ? channelMask : 0, ec.computeOp);
   return table.add({
     instr: I,
-    label: lab,
+    label: dmaLabel(I),
     queue,
     backend,
     priorityClass: ec.priorityClass,

@@ -10,7 +10,7 @@
  * row's walks without materialising anything.
  */
 import type { Module } from '../ir/module.ts';
-import { BACKENDS, type Backend } from './backend.ts';
+import { BACKENDS, BACKEND_NONE, type Backend } from './backend.ts';
 import { dmaLabel, type DmaBuild, type HostPlan } from './context.ts';
 import type { AffineWalk, Walk } from './expand.ts';
 import type { LoweredDma } from './types.ts';
@@ -152,7 +152,7 @@ export class DmaTable {
     const i = this.n++;
     this.instrs[i] = I;
     this.queue[i] = I.queue!.index;
-    this.backend[i] = BACKENDS.indexOf(backend);
+    this.backend[i] = backend === 'none' ? BACKEND_NONE : BACKENDS.indexOf(backend);
     this.descriptors[i] = descriptors;
     this.bytes[i] = bytes;
     this.dgeDescriptors[i] = dgeDescriptors;

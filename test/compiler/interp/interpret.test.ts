@@ -18,6 +18,9 @@ import {
   toHalf,
   type MemoryImage,
 } from '../../../compiler/interp/index.ts';
+import { MemoryImage as Image } from '../../../compiler/interp/memory.ts';
+import { compileProgram } from '../../../compiler/passes/pipeline.ts';
+import { randomProgram } from '../../flow/random-program.ts';
 
 function program(body: (bb: BlockBuilder) => void, loop?: number): Module {
   const b = new ProgramBuilder({ name: 'interp', arch: 30 });
@@ -425,6 +428,56 @@ describe('reference interpreter: contiguous runs', () => {
         expectElementwise(b.build(), 3);
       }),
       { seed: 20261202, numRuns: 200 },
+    );
+  });
+
+  it('moves the same bytes with its regions in one arena as in separate arrays, on many programs', () => {
+    const knobs = fc.record({
+      seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+      dmas: fc.integer({ min: 1, max: 14 }),
+      dge: fc.boolean(),
+      arch: fc.constantFrom(30 as const, 40 as const),
+    });
+    // byte arrays compared whole (the regions are large for toEqual)
+    const same = (x: Uint8Array[], y: Uint8Array[]) =>
+      x.length === y.length &&
+      x.every((v, i) => Buffer.from(v.buffer, v.byteOffset, v.length).equals(y[i]));
+    fc.assert(
+      fc.property(knobs, fc.integer({ min: 1, max: 1000 }), (k, seed) => {
+        let m: Module;
+        try {
+          m = compileProgram(randomProgram(k)).module;
+        } catch {
+          fc.pre(false); // the generator's rare out-of-bounds program
+          return;
+        }
+        const start = initialImage(m, seed);
+        expect(start.arena !== null).toBe(true);
+        const copy = start.clone();
+        expect(copy.arena !== null).toBe(true);
+        expect(
+          same(
+            copy.regions.map((r) => r.bytes),
+            start.regions.map((r) => r.bytes),
+          ),
+        ).toBe(true);
+        const separate = new Image(start.regions.map((r) => ({ ...r, bytes: r.bytes.slice() })));
+        expect(separate.arena === null).toBe(true);
+        const a = interpret(m, copy);
+        const b = interpret(m, separate);
+        expect(
+          same(
+            a.image.regions.map((r) => r.bytes),
+            b.image.regions.map((r) => r.bytes),
+          ),
+        ).toBe(true);
+        expect(same(a.written, b.written)).toBe(true);
+        // the start image is untouched by the run of its clone
+        expect(start.regions.map((r) => r.bytes)).toEqual(
+          initialImage(m, seed).regions.map((r) => r.bytes),
+        );
+      }),
+      { seed: 20261207, numRuns: 8 },
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { BACKENDS, BACKEND_NONE } from '../../../compiler/lower/backend.ts';
 import { lower } from '../../../compiler/lower/lower.ts';
 import type { LoweredProgram } from '../../../compiler/lower/types.ts';
 import { compileProgram } from '../../../compiler/passes/pipeline.ts';
@@ -101,5 +102,9 @@ describe('lowering table: compact rows', () => {
       }),
       { seed: 20261206, numRuns: 30 },
     );
+  });
+
+  it("the backend column's code for 'none' is its index in BACKENDS", () => {
+    expect(BACKENDS[BACKEND_NONE]).toBe('none');
   });
 });

@@ -1,0 +1,163 @@
+/**
+ * Submitting a lowered program to its rings (docs/flow.md, "per epoch"): in program order (a loop
+ * body `iterations` times), each DMA's walks are expanded into its queue's descriptor stream and
+ * written by the driver's BD writer at the rings' tails. A DMA that conflicts with one of its
+ * epoch (EpochHazards) starts a new epoch; a destination reduce is an epoch of its own, executed
+ * by the Pool core; a walk that does not fit the room left waits for the rings to run.
+ *
+ * The walk over the program is synchronous: `advance()` submits until the device must run first
+ * and says why (a new epoch, or a full ring); the flow awaits the drain and calls it again. Every
+ * DMA is submitted from the lowering's table (compiler/lower/table.ts), no record is made.
+ */
+import { NxdmaError } from '../common/errors.ts';
+import { PacketCut, expandWalk, type IndexValues, type Walk } from '../compiler/lower/expand.ts';
+import type { LoweredProgram } from '../compiler/lower/types.ts';
+import type { Module } from '../compiler/ir/module.ts';
+import { encodeDgeDescriptorBytes } from '../csr/formats/dge-desc.ts';
+import type { DgeCoreIO } from '../csr/io.ts';
+import type { EpochHazards } from './hazards.ts';
+import type { FlowQueue } from './rings.ts';
+
+/**
+ * What the device must do before advance() goes on: nothing ('done': everything is submitted),
+ * run what is written and start a new epoch ('epoch': then newEpoch()), or run what is written
+ * because a walk needs more room than its ring has left ('room').
+ */
+export type Wait = 'done' | 'epoch' | 'room';
+
+/** A program's submission, DMA by DMA, stopping where the device must run first. */
+export class Submission {
+  epochs = 1;
+  /** Descriptors the Pool core executed (destination reduces). */
+  poolExecuted = 0;
+  /** DMAs submitted (loop bodies counted per iteration). */
+  done = 0;
+  private epochDmas = 0;
+  private lastProgress = 0;
+  private readonly total: number;
+  // where the walk is: block, iteration, row, and the row's next walk (-1: the row not begun)
+  private b = 0;
+  private it = 0;
+  private d: number;
+  private k = -1;
+  /** The rings ran for the walk at (d, k) already: if it still does not fit, it never will. */
+  private drained = false;
+
+  constructor(
+    private readonly m: Module,
+    private readonly low: LoweredProgram,
+    private readonly fqByQueue: (FlowQueue | undefined)[],
+    private readonly hazards: EpochHazards,
+    private readonly pool: DgeCoreIO | null,
+    private readonly indexValues: (w: Walk) => IndexValues | null,
+    private readonly onProgress: ((done: number, total: number) => void) | undefined,
+  ) {
+    this.total = low.totals.executed;
+    this.d = low.blocks.length > 0 ? low.blocks[0].first : 0;
+  }
+
+  /** A new epoch: what was written has run. */
+  newEpoch(): void {
+    this.hazards.clear();
+    this.epochs++;
+    this.epochDmas = 0;
+  }
+
+  /** Submits from where it stopped until everything is written or the device must run first. */
+  advance(): Wait {
+    const blocks = this.low.blocks;
+    const t = this.low.table;
+    const hazards = this.hazards;
+    // the position as locals, saved where the walk stops
+    let b = this.b;
+    let it = this.it;
+    let d = this.d;
+    let k = this.k;
+    for (; b < blocks.length; b++, it = 0, d = b < blocks.length ? blocks[b].first : 0) {
+      const blk = blocks[b];
+      const end = blk.first + blk.count;
+      for (; it < blk.iterations; it++, d = blk.first) {
+        for (; d < end; d++) {
+          const qi = t.queue[d];
+          if (k < 0) {
+            if (t.reduce[d] !== 0) {
+              // B op= A: the Pool core executes the DIRECT2D descriptors itself, after everything
+              // before it has landed; it is an epoch of its own
+              if (this.epochDmas > 0) return this.stop(b, it, d, k, 'epoch');
+              const reduce = t.reduceOf(d);
+              for (const x of reduce) this.pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
+              this.poolExecuted += reduce.length;
+              this.done++; // onProgress reports ring DMAs only
+              continue;
+            }
+            const sLo = t.srcLo[d];
+            const sHi = t.srcHi[d];
+            const dLo = t.dstLo[d];
+            const dHi = t.dstHi[d];
+            if (this.epochDmas > 0 && hazards.conflicts(qi, sLo, sHi, dLo, dHi))
+              return this.stop(b, it, d, k, 'epoch');
+            hazards.add(qi, sLo, sHi, dLo, dHi);
+            this.epochDmas++;
+            k = 0;
+          }
+          const fq = this.fqByQueue[qi]!;
+          const stream = fq.stream;
+          const packetBytes = t.packetBytes[d];
+          const walks = t.walksOf(d);
+          for (; k < walks; k++) {
+            const n = t.piecesOf(d, k);
+            if (fq.room < n) {
+              // the ring is full: hand over what is written, let everything run, continue
+              if (!this.drained) {
+                this.drained = true;
+                return this.stop(b, it, d, k, 'room');
+              }
+              throw new NxdmaError(
+                'RING_FULL',
+                `queue "${this.m.queues[qi].name}": ${n} descriptors do not fit a ring of ${fq.size}`,
+                {
+                  where: `udma${fq.placement.engine} queue ${fq.placement.qid}`,
+                  expected: `<= ${fq.size} descriptors per program`,
+                  actual: n,
+                },
+              );
+            }
+            this.drained = false;
+            // the lowering's descriptor stream of the walk, then the driver writes it at the tails
+            stream.clear();
+            stream.begin(n);
+            const walk = t.walk(d, k);
+            expandWalk(
+              walk,
+              packetBytes > 0 ? new PacketCut(stream, packetBytes) : stream,
+              this.indexValues(walk),
+            );
+            stream.end();
+            fq.write(stream);
+          }
+          k = -1;
+          this.progress();
+        }
+      }
+    }
+    return this.stop(b, it, d, k, 'done');
+  }
+
+  /** Saves where the walk stopped. */
+  private stop(b: number, it: number, d: number, k: number, w: Wait): Wait {
+    this.b = b;
+    this.it = it;
+    this.d = d;
+    this.k = k;
+    return w;
+  }
+
+  /** One more DMA submitted: onProgress every 256 of them and at the last. */
+  private progress(): void {
+    const done = ++this.done;
+    if (this.onProgress && (done - this.lastProgress >= 256 || done === this.total)) {
+      this.lastProgress = done;
+      this.onProgress(done, this.total);
+    }
+  }
+}
