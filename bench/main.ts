@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: every benchmark in one process run, one table of ratios against baselines
- * measured in the same run, also written as machine-readable metrics to out/bench/results.json
- * (see bench/results.ts for its shape). The reviewed record of a full run is docs/performance.md.
+ * `npm run bench`: every benchmark file, each in a Node process of its own, one table of ratios
+ * against baselines measured in the same run (and the same process), also written as
+ * machine-readable metrics to out/bench/results.json (see bench/results.ts for its shape). The reviewed record of a full run is docs/performance.md.
  *
  *   npm run bench                 full run
  *   npm run bench -- --quick      smaller inputs (a smoke run)
@@ -10,12 +10,12 @@
  *   npm run bench -- --json       print the results as JSON instead of the table
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildReport, toMetric, type FileResult, type Machine, type Report } from './results.ts';
-import type { BenchRun } from './types.ts';
+import type { BenchResult, BenchRun } from './types.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -57,6 +57,52 @@ function renderTable(report: Report, all: FileResult[]): string {
   ].join('\n');
 }
 
+/**
+ * Each bench file runs in a fresh Node process of its own (this file, `--child`): what one
+ * file's code taught the JIT (the type feedback of the mock's or the compiler's functions, the
+ * optimized code and its deoptimizations) must not decide another file's figures. A measured case
+ * and its baseline still run in the same process, interleaved.
+ */
+function runInChild(file: string, quick: boolean): FileResult {
+  const t0 = performance.now();
+  const out = join(outDir, `.child.${process.pid}.${file}.json`);
+  mkdirSync(outDir, { recursive: true });
+  const args = [...process.execArgv, fileURLToPath(import.meta.url), '--child', file, out];
+  if (quick) args.push('--quick');
+  const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'inherit', 'pipe'] });
+  const seconds = (performance.now() - t0) / 1000;
+  const stderr = r.stderr?.toString() ?? '';
+  if (stderr) process.stderr.write(stderr);
+  try {
+    if (r.status !== 0) {
+      const why = r.error ? String(r.error) : `exit ${r.status ?? r.signal}`;
+      return { file, seconds, results: [], error: `${why}: ${stderr.trim().split('\n').pop()}` };
+    }
+    const got = JSON.parse(readFileSync(out, 'utf8')) as {
+      results?: BenchResult[];
+      error?: string;
+    };
+    return { file, seconds, results: got.results ?? [], error: got.error };
+  } finally {
+    rmSync(out, { force: true });
+  }
+}
+
+/** `--child <file> <out>`: runs one bench file and writes its results (or its error) to `out`. */
+async function child(file: string, out: string, quick: boolean): Promise<number> {
+  let body: { results?: BenchResult[]; error?: string };
+  try {
+    const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
+    const results = await mod.run({ quick });
+    for (const r of results) toMetric(r, file); // a bad name, goal or ratio fails this file
+    body = { results };
+  } catch (e) {
+    body = { error: String(e) };
+  }
+  writeFileSync(out, JSON.stringify(body));
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
   const json = argv.includes('--json');
@@ -69,15 +115,7 @@ async function main(argv: string[]): Promise<number> {
   const all: FileResult[] = [];
   for (const file of files) {
     process.stderr.write(`bench: ${file}${quick ? ' (quick)' : ''} ...\n`);
-    const t0 = performance.now();
-    try {
-      const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
-      const results = await mod.run({ quick });
-      for (const r of results) toMetric(r, file); // a bad name, goal or ratio fails this file
-      all.push({ file, seconds: (performance.now() - t0) / 1000, results });
-    } catch (e) {
-      all.push({ file, seconds: (performance.now() - t0) / 1000, results: [], error: String(e) });
-    }
+    all.push(runInChild(file, quick));
   }
   const machine: Machine = {
     node: process.version,
@@ -115,4 +153,8 @@ async function main(argv: string[]): Promise<number> {
   return all.some((f) => f.error) ? 1 : 0;
 }
 
-process.exitCode = await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+process.exitCode =
+  argv[0] === '--child'
+    ? await child(argv[1], argv[2], argv.includes('--quick'))
+    : await main(argv);
