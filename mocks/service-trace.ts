@@ -8,6 +8,7 @@
  * nothing in the steady state. Entries beyond `limit` are counted in `dropped`, not stored.
  */
 import { SERVICE_STAGES, type ServiceTraceEntry, type ServiceTraceReader } from '../csr/io.ts';
+import { grown } from '../common/typed-arrays.ts';
 
 export type { ServiceTraceEntry } from '../csr/io.ts';
 
@@ -117,23 +118,15 @@ export class ServiceTrace implements ServiceTraceReader {
 
   private grow(): void {
     const cap = Math.min(Math.max(this.cap * 2, 1024), Math.max(this.limit, 1));
-    const g = <T extends Float64Array | Int32Array | Uint8Array | Uint32Array>(
-      a: T,
-      make: (n: number) => T,
-    ): T => {
-      const b = make(cap);
-      b.set(a as never);
-      return b;
-    };
-    this.order = g(this.order, (k) => new Float64Array(k));
-    this.engine = g(this.engine, (k) => new Int32Array(k));
-    this.queue = g(this.queue, (k) => new Uint8Array(k));
-    this.bytes = g(this.bytes, (k) => new Float64Array(k));
-    this.descs = g(this.descs, (k) => new Uint32Array(k));
-    this.start = g(this.start, (k) => new Float64Array(k));
-    this.end = g(this.end, (k) => new Float64Array(k));
-    this.qos = g(this.qos, (k) => new Uint8Array(k));
-    this.stage = g(this.stage, (k) => new Uint8Array(k));
+    this.order = grown(this.order, cap);
+    this.engine = grown(this.engine, cap);
+    this.queue = grown(this.queue, cap);
+    this.bytes = grown(this.bytes, cap);
+    this.descs = grown(this.descs, cap);
+    this.start = grown(this.start, cap);
+    this.end = grown(this.end, cap);
+    this.qos = grown(this.qos, cap);
+    this.stage = grown(this.stage, cap);
     this.cap = cap;
   }
 }

@@ -8,6 +8,7 @@
  * offsets it has) is computed when the pattern is set on the instruction: access patterns are
  * immutable, so the derived columns stay exact.
  */
+import { grown } from '../../common/typed-arrays.ts';
 import type { AccessPattern } from './access-pattern.ts';
 import { DGEType, DMAKind, DMAQoSClass, DstReduce, TransposeKind } from './enums.ts';
 import type { DmaQueue, Module, Tensor } from './module.ts';
@@ -117,34 +118,29 @@ export class InstrColumns {
 
   private grow(): void {
     const n = this.op.length * 2;
-    const g = <T extends { length: number; set(a: T): void }>(a: T, make: (k: number) => T): T => {
-      const b = make(n);
-      b.set(a);
-      return b;
-    };
-    this.op = g(this.op, (k) => new Uint16Array(k));
-    this.engine = g(this.engine, (k) => new Uint8Array(k));
-    this.subId = g(this.subId, (k) => new Int32Array(k));
-    this.dgeType = g(this.dgeType, (k) => new Uint8Array(k));
-    this.eligible = g(this.eligible, (k) => new Uint8Array(k));
-    this.dmaKind = g(this.dmaKind, (k) => new Uint8Array(k));
-    this.qos = g(this.qos, (k) => new Uint8Array(k));
-    this.queue = g(this.queue, (k) => new Int32Array(k));
-    this.queueType = g(this.queueType, (k) => new Int8Array(k));
-    this.transpose = g(this.transpose, (k) => new Uint8Array(k));
-    this.dstReduce = g(this.dstReduce, (k) => new Uint8Array(k));
-    this.dmaEngines = g(this.dmaEngines, (k) => new Int32Array(k));
-    this.srcTensor = g(this.srcTensor, (k) => new Int32Array(k));
-    this.dstTensor = g(this.dstTensor, (k) => new Int32Array(k));
-    this.srcShape = g(this.srcShape, (k) => new Int32Array(k));
-    this.dstShape = g(this.dstShape, (k) => new Int32Array(k));
-    this.ap = g(this.ap, (k) => new Uint8Array(k));
-    this.depHead = g(this.depHead, (k) => new Int32Array(k));
-    this.write0 = g(this.write0, (k) => new Int32Array(k));
-    this.writes = g(this.writes, (k) => new Int32Array(k));
-    this.read0 = g(this.read0, (k) => new Int32Array(k));
-    this.reads = g(this.reads, (k) => new Int32Array(k));
-    this.accumulate = g(this.accumulate, (k) => new Uint8Array(k));
+    this.op = grown(this.op, n);
+    this.engine = grown(this.engine, n);
+    this.subId = grown(this.subId, n);
+    this.dgeType = grown(this.dgeType, n);
+    this.eligible = grown(this.eligible, n);
+    this.dmaKind = grown(this.dmaKind, n);
+    this.qos = grown(this.qos, n);
+    this.queue = grown(this.queue, n);
+    this.queueType = grown(this.queueType, n);
+    this.transpose = grown(this.transpose, n);
+    this.dstReduce = grown(this.dstReduce, n);
+    this.dmaEngines = grown(this.dmaEngines, n);
+    this.srcTensor = grown(this.srcTensor, n);
+    this.dstTensor = grown(this.dstTensor, n);
+    this.srcShape = grown(this.srcShape, n);
+    this.dstShape = grown(this.dstShape, n);
+    this.ap = grown(this.ap, n);
+    this.depHead = grown(this.depHead, n);
+    this.write0 = grown(this.write0, n);
+    this.writes = grown(this.writes, n);
+    this.read0 = grown(this.read0, n);
+    this.reads = grown(this.reads, n);
+    this.accumulate = grown(this.accumulate, n);
   }
 }
 

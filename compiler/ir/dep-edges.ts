@@ -2,6 +2,7 @@
  * Dependence edges: the module's edges in growable typed arrays, one linked list per instruction
  * (its head in the instruction columns), and the one way to add an edge.
  */
+import { grown } from '../../common/typed-arrays.ts';
 import type { InstrColumns } from './columns.ts';
 import type { EdgeKind } from './enums.ts';
 
@@ -55,15 +56,9 @@ export class DepEdges {
 
   private grow(): void {
     const n = this.on.length * 2;
-    const on = new Int32Array(n);
-    const kind = new Uint8Array(n);
-    const next = new Int32Array(n);
-    on.set(this.on);
-    kind.set(this.kind);
-    next.set(this.next);
-    this.on = on;
-    this.kind = kind;
-    this.next = next;
+    this.on = grown(this.on, n);
+    this.kind = grown(this.kind, n);
+    this.next = grown(this.next, n);
   }
 }
 

@@ -10,6 +10,7 @@
  * producer position, with the ring id of the lap each lands on; producer state lives there only.
  */
 import { NxdmaError } from '../../common/errors.ts';
+import { grown } from '../../common/typed-arrays.ts';
 import { BD_MAX_LEN, LEN_CTRL } from '../../csr/formats/bd.ts';
 import type { PieceSink } from './expand.ts';
 
@@ -194,16 +195,11 @@ export class DescriptorStream implements PieceSink {
     if (need <= this.src.length) return;
     let cap = this.src.length * 2;
     while (cap < need) cap *= 2;
-    this.src = grow(this.src, new Float64Array(cap), this.length);
-    this.dst = grow(this.dst, new Float64Array(cap), this.length);
-    this.len = grow(this.len, new Uint32Array(cap), this.length);
-    this.flags = grow(this.flags, new Uint32Array(cap), this.length);
+    this.src = grown(this.src, cap, this.length);
+    this.dst = grown(this.dst, cap, this.length);
+    this.len = grown(this.len, cap, this.length);
+    this.flags = grown(this.flags, cap, this.length);
   }
-}
-
-function grow<T extends Float64Array | Uint32Array>(old: T, next: T, n: number): T {
-  next.set(old.subarray(0, n));
-  return next;
 }
 
 function badLen(len: number): NxdmaError {
