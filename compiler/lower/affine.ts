@@ -11,7 +11,7 @@ import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DstReduce, TransposeKind } from '../ir/enums.ts';
 import type { Instr } from '../ir/module.ts';
 import { BACKEND_DIMS, type Backend } from './backend.ts';
-import { lowerError, type DmaBuild, type HostPlan } from './context.ts';
+import { lowerError, type DmaBuild, type HostPlan, type LowerCtx } from './context.ts';
 import { countPieces, walkRanges, type AffineWalk } from './expand.ts';
 import { COMPUTE_OP, nestDescriptors, nestMicroOps } from './emit.ts';
 import {
@@ -81,21 +81,34 @@ export function lowerAffine(
 /**
  * A host-built transfer (backend none): the nest is walked as it is, only the piece count bounds
  * it. The walks depend on the two access patterns' dims and the element size only, the addresses
- * aside, so they are planned once per shape (ctx.hostPlans) and moved to each DMA's addresses.
+ * aside, so they are planned once per shape (hostPlanFor) and moved to each DMA's addresses.
  */
 function lowerHost(b: DmaBuild, src: AccessPattern, dst: AccessPattern, elemSize: number): void {
-  const plans = b.ctx.hostPlans;
+  b.plan = hostPlanFor(b.ctx, src, dst, elemSize);
+  b.planSrc = startAddress(src, elemSize);
+  b.planDst = startAddress(dst, elemSize);
+  // the walks are the plan's moved to these addresses (DmaBuild.addPlanWalks, when kept)
+}
+
+/** The host plan of a pair of access patterns, planned on first use (ctx.hostPlans). */
+export function hostPlanFor(
+  ctx: LowerCtx,
+  src: AccessPattern,
+  dst: AccessPattern,
+  elemSize: number,
+): HostPlan {
+  const plans = ctx.hostPlans;
   let plan = plans.get(src, dst, elemSize);
   if (plan === undefined) {
-    plan = hostPlan(src, dst, elemSize, b.ctx.maxNests);
+    plan = hostPlan(src, dst, elemSize, ctx.maxNests);
     plans.set(src, dst, elemSize, plan);
   }
-  b.plan = plan;
-  const srcAddr = src.tensor.address + baseElem(src) * elemSize;
-  const dstAddr = dst.tensor.address + baseElem(dst) * elemSize;
-  b.planSrc = srcAddr;
-  b.planDst = dstAddr;
-  // the walks are the plan's moved to these addresses (DmaBuild.addPlanWalks, when kept)
+  return plan;
+}
+
+/** The byte address of the element an access pattern starts at: a host plan's address 0. */
+export function startAddress(ap: AccessPattern, elemSize: number): number {
+  return ap.tensor.address + baseElem(ap) * elemSize;
 }
 
 /** The host plan of a pair of access patterns: their nest at addresses 0, its BD counts and ranges. */
@@ -138,7 +151,13 @@ function hostPlan(
       count: countPieces(w),
     };
   });
-  return { elemSize, walks, counts: Object.freeze(walks.map((w) => w.count)) };
+  let total = 0;
+  let maxCount = 0;
+  for (const w of walks) {
+    total += w.count;
+    if (w.count > maxCount) maxCount = w.count;
+  }
+  return { elemSize, walks, counts: Object.freeze(walks.map((w) => w.count)), total, maxCount };
 }
 
 /** The element an access pattern starts at (apShape's baseElem). */

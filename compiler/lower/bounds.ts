@@ -6,10 +6,10 @@
  * layer 2 (equal byte counts on both sides) is checked before anything is built (lower.ts). The
  * byte ranges found here are the DMA's hazard ranges in the flow.
  */
-import { hex } from '../../common/errors.ts';
+import { hex, type NxdmaError } from '../../common/errors.ts';
 import type { AccessPattern } from '../ir/access-pattern.ts';
-import type { Tensor } from '../ir/module.ts';
-import { lowerError, type DmaBuild } from './context.ts';
+import type { Instr, Region, Tensor } from '../ir/module.ts';
+import { dmaLabel, lowerError, type DmaBuild, type HostPlan, type LowerCtx } from './context.ts';
 import { countPieces, walkRanges } from './expand.ts';
 import { indexRange } from './indexed.ts';
 
@@ -27,10 +27,20 @@ export function checkBounds(
   packetBytes: number,
 ): void {
   const ctx = b.ctx;
-  const walks = b.walks;
   const plan = packetBytes === 0 ? b.plan : null;
-  // a host plan's counts serve every DMA of its shape (shared, read-only)
-  const pieces: number[] = plan !== null ? (plan.counts as number[]) : new Array(walks.length);
+  if (plan !== null) {
+    // a host plan's counts serve every DMA of its shape (shared, read-only)
+    const r = ctx.ranges;
+    b.total = checkPlanBounds(ctx, b.instr, plan, b.planSrc, b.planDst, src, dst, r);
+    b.pieces = plan.counts as number[];
+    b.srcLo = r[0];
+    b.srcHi = r[1];
+    b.dstLo = r[2];
+    b.dstHi = r[3];
+    return;
+  }
+  const walks = b.walks;
+  const pieces: number[] = new Array(walks.length);
   let total = 0;
   let srcLo = Infinity;
   let srcHi = -Infinity;
@@ -42,49 +52,13 @@ export function checkBounds(
   if (idxT) [iMin, iMax] = indexRange(idxT, (sIdx ? src : dst).partNum);
   const sReg = src.tensor.region;
   const dReg = dst.tensor.region;
-  const nWalks = plan !== null ? plan.walks.length : walks.length;
-  for (let k = 0; k < nWalks; k++) {
-    const n = plan !== null ? plan.counts[k] : countPieces(walks[k], packetBytes);
-    if (n > ctx.ringSize) {
-      throw lowerError(
-        b.label,
-        `bound layer 3: a descriptor program of ${n} descriptors does not fit a ring of ${ctx.ringSize}`,
-        `<= ${ctx.ringSize} descriptors per program`,
-        n,
-      );
-    }
-    if (plan === null) pieces[k] = n;
+  for (let k = 0; k < walks.length; k++) {
+    const n = countPieces(walks[k], packetBytes);
+    checkRing(ctx, b.instr, n);
+    pieces[k] = n;
     total += n;
-    let sl: number, sh: number, dl: number, dh: number;
-    if (plan !== null) {
-      // the plan's ranges, moved to the walk's addresses
-      const pw = plan.walks[k];
-      const ws = b.planSrc + pw.srcOff;
-      const wd = b.planDst + pw.dstOff;
-      sl = ws + pw.srcLo;
-      sh = ws + pw.srcHi;
-      dl = wd + pw.dstLo;
-      dh = wd + pw.dstHi;
-    } else {
-      [sl, sh, dl, dh] = walkRanges(walks[k], iMin, iMax);
-    }
-    if (
-      sl < sReg.base ||
-      sh > sReg.base + sReg.size ||
-      dl < dReg.base ||
-      dh > dReg.base + dReg.size
-    ) {
-      const sOk = sl >= sReg.base && sh <= sReg.base + sReg.size ? 1 : 0;
-      const dOk = dl >= dReg.base && dh <= dReg.base + dReg.size ? 1 : 0;
-      throw lowerError(
-        b.label,
-        `bound layer 1: bounds:(${sOk} ${hex(sh)}<=${hex(sReg.base + sReg.size)}, ${dOk} ${hex(dh)}<=${hex(dReg.base + dReg.size)}): ` +
-          `source ${hex(sl)}..${hex(sh)} in region "${sReg.name}" (${hex(sReg.base)}..${hex(sReg.base + sReg.size)}), ` +
-          `destination ${hex(dl)}..${hex(dh)} in region "${dReg.name}" (${hex(dReg.base)}..${hex(dReg.base + dReg.size)})`,
-        'every source and destination byte inside its declared region',
-        { src: [hex(sl), hex(sh)], dst: [hex(dl), hex(dh)] },
-      );
-    }
+    const [sl, sh, dl, dh] = walkRanges(walks[k], iMin, iMax);
+    checkRegions(b.instr, sl, sh, dl, dh, sReg, dReg);
     if (sl < srcLo) srcLo = sl;
     if (sh > srcHi) srcHi = sh;
     if (dl < dstLo) dstLo = dl;
@@ -109,4 +83,106 @@ export function checkBounds(
   b.srcHi = srcHi;
   b.dstLo = dstLo;
   b.dstHi = dstHi;
+}
+
+/**
+ * Bound layers 3 and 1 of DMA `I` whose walks are host plan `plan` moved to `srcAddr` and
+ * `dstAddr` (a host-built transfer counted without a packet byte size: the plan's counts are its
+ * BD counts). Writes the DMA's byte ranges [srcLo, srcHi, dstLo, dstHi] to `out` and returns its
+ * BD pairs. Throws LOWER_ERROR.
+ */
+export function checkPlanBounds(
+  ctx: LowerCtx,
+  I: Instr,
+  plan: HostPlan,
+  srcAddr: number,
+  dstAddr: number,
+  src: AccessPattern,
+  dst: AccessPattern,
+  out: Float64Array,
+): number {
+  let total = 0;
+  let srcLo = Infinity;
+  let srcHi = -Infinity;
+  let dstLo = Infinity;
+  let dstHi = -Infinity;
+  const sReg = src.tensor.region;
+  const dReg = dst.tensor.region;
+  const counts = plan.counts;
+  const walks = plan.walks;
+  for (let k = 0; k < walks.length; k++) {
+    const n = counts[k];
+    checkRing(ctx, I, n);
+    total += n;
+    // the plan's ranges, moved to the walk's addresses
+    const pw = walks[k];
+    const ws = srcAddr + pw.srcOff;
+    const wd = dstAddr + pw.dstOff;
+    const sl = ws + pw.srcLo;
+    const sh = ws + pw.srcHi;
+    const dl = wd + pw.dstLo;
+    const dh = wd + pw.dstHi;
+    checkRegions(I, sl, sh, dl, dh, sReg, dReg);
+    if (sl < srcLo) srcLo = sl;
+    if (sh > srcHi) srcHi = sh;
+    if (dl < dstLo) dstLo = dl;
+    if (dh > dstHi) dstHi = dh;
+  }
+  out[0] = srcLo;
+  out[1] = srcHi;
+  out[2] = dstLo;
+  out[3] = dstHi;
+  return total;
+}
+
+/** Bound layer 3: a descriptor program of `n` BD pairs fits a ring. */
+function checkRing(ctx: LowerCtx, I: Instr, n: number): void {
+  if (n > ctx.ringSize) {
+    throw lowerError(
+      dmaLabel(I),
+      `bound layer 3: a descriptor program of ${n} descriptors does not fit a ring of ${ctx.ringSize}`,
+      `<= ${ctx.ringSize} descriptors per program`,
+      n,
+    );
+  }
+}
+
+/** A byte range [lo, hi) lies inside region `r`. */
+function inRegion(lo: number, hi: number, r: Region): boolean {
+  return lo >= r.base && hi <= r.base + r.size;
+}
+
+/** Bound layer 1: a walk's source range [sl, sh) lies in `sReg` and its destination range in `dReg`. */
+function checkRegions(
+  I: Instr,
+  sl: number,
+  sh: number,
+  dl: number,
+  dh: number,
+  sReg: Region,
+  dReg: Region,
+): void {
+  if (!inRegion(sl, sh, sReg) || !inRegion(dl, dh, dReg))
+    throw regionError(I, sl, sh, dl, dh, sReg, dReg);
+}
+
+function regionError(
+  I: Instr,
+  sl: number,
+  sh: number,
+  dl: number,
+  dh: number,
+  sReg: Region,
+  dReg: Region,
+): NxdmaError {
+  const sOk = inRegion(sl, sh, sReg) ? 1 : 0;
+  const dOk = inRegion(dl, dh, dReg) ? 1 : 0;
+  return lowerError(
+    dmaLabel(I),
+    `bound layer 1: bounds:(${sOk} ${hex(sh)}<=${hex(sReg.base + sReg.size)}, ${dOk} ${hex(dh)}<=${hex(dReg.base + dReg.size)}): ` +
+      `source ${hex(sl)}..${hex(sh)} in region "${sReg.name}" (${hex(sReg.base)}..${hex(sReg.base + sReg.size)}), ` +
+      `destination ${hex(dl)}..${hex(dh)} in region "${dReg.name}" (${hex(dReg.base)}..${hex(dReg.base + dReg.size)})`,
+    'every source and destination byte inside its declared region',
+    { src: [hex(sl), hex(sh)], dst: [hex(dl), hex(dh)] },
+  );
 }

@@ -39,6 +39,8 @@ export interface LowerCtx {
   hostPlans: HostPlans;
   /** BOUND_CHECK_REG of each region, by region index. */
   regionBounds: BoundCheck[];
+  /** Scratch for the byte ranges bound layer 1 finds [srcLo, srcHi, dstLo, dstHi] (bounds.ts). */
+  ranges: Float64Array;
 }
 
 /**
@@ -51,6 +53,9 @@ export interface HostPlan {
   walks: HostWalk[];
   /** BD pairs of each walk without a packet byte size (shared by the DMAs of the plan). */
   counts: readonly number[];
+  /** The sum of `counts` (a DMA's BD pairs) and the largest of them. */
+  total: number;
+  maxCount: number;
 }
 
 export interface HostWalk {

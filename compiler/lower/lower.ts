@@ -27,9 +27,9 @@ import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DTYPE_CODE, DstReduce, MemoryType, TransposeKind } from '../ir/enums.ts';
 import type { Instr, Module, Region, Tensor } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
-import { lowerAffine } from './affine.ts';
+import { hostPlanFor, lowerAffine, startAddress } from './affine.ts';
 import { BACKENDS, availabilityFor, hasRegwrite, selectBackend, type Backend } from './backend.ts';
-import { checkBounds } from './bounds.ts';
+import { checkBounds, checkPlanBounds } from './bounds.ts';
 import { DmaBuild, HostPlans, dmaLabel, lowerError, type LowerCtx } from './context.ts';
 import { COMPUTE_OP, transferDir, type EmitContext } from './emit.ts';
 import { lowerIndexed } from './indexed.ts';
@@ -78,6 +78,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     dmaMask: opts.dmaMask ?? null,
     hostPlans: new HostPlans(),
     regionBounds: regionBounds(m),
+    ranges: new Float64Array(4),
   };
   for (const [k, v] of [
     ['maxDescPerPacket', ctx.maxPerPacket],
@@ -115,32 +116,13 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     ),
   );
   const blocks: LoweredBlock[] = [];
-  // rows per backend, by BACKENDS index
-  const perBackend = new Float64Array(BACKENDS.length);
-  let executed = 0;
-  let dgeDescs = 0;
-  let execDescs = 0;
-  let execBytes = 0;
+  const sums = new RowSums(queues.length);
   for (const f of m.functions) {
     for (const bb of f.blocks) {
       const first = table.size;
       const iterations = bb.loop ? bb.loop.iterations : 1;
-      const instrs = bb.instrs;
-      for (let k = 0; k < instrs.length; k++) {
-        const I = instrs[k];
-        if (!isLowered(I)) continue;
-        const d = lowerDma(ctx, I, table);
-        const q = queues[table.queue[d]];
-        q.count++;
-        q.descriptors += table.descriptors[d];
-        q.bytes += table.bytes[d];
-        if (table.reduce[d] === 0 && table.maxWalk[d] > q.maxWalk) q.maxWalk = table.maxWalk[d];
-        perBackend[table.backend[d]]++;
-        dgeDescs += table.dgeDescriptors[d];
-        executed += iterations;
-        execDescs += table.descriptors[d] * iterations;
-        execBytes += table.bytes[d] * iterations;
-      }
+      lowerBlock(ctx, bb.instrs, table);
+      sums.add(table, first, table.size, iterations);
       const count = table.size - first;
       blocks.push(
         withDmas({ fn: f.name, name: bb.name, iterations, first, count }, () =>
@@ -149,8 +131,15 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
       );
     }
   }
+  for (let k = 0; k < queues.length; k++) {
+    const q = queues[k];
+    q.count = sums.count[k];
+    q.descriptors = sums.descriptors[k];
+    q.bytes = sums.bytes[k];
+    q.maxWalk = sums.maxWalk[k];
+  }
   const byBackend: Record<Backend, number> = { none: 0, pool: 0, software: 0, rtl: 0 };
-  for (let k = 0; k < BACKENDS.length; k++) byBackend[BACKENDS[k]] = perBackend[k];
+  for (let k = 0; k < BACKENDS.length; k++) byBackend[BACKENDS[k]] = sums.perBackend[k];
   return withDmas(
     {
       module: m,
@@ -160,10 +149,10 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
       table,
       totals: {
         dmas: table.size,
-        executed,
-        dgeDescriptors: dgeDescs,
-        descriptors: execDescs,
-        bytes: execBytes,
+        executed: sums.executed,
+        dgeDescriptors: sums.dgeDescriptors,
+        descriptors: sums.execDescriptors,
+        bytes: sums.execBytes,
         byBackend,
       },
     },
@@ -171,21 +160,93 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
   );
 }
 
+/** Lowers the DMAs of one block, in order, into the next rows of `table`. */
+function lowerBlock(ctx: LowerCtx, instrs: readonly Instr[], table: DmaTable): void {
+  for (let k = 0; k < instrs.length; k++) {
+    const I = instrs[k];
+    if (isLowered(I)) lowerDma(ctx, I, table);
+  }
+}
+
+/** What lower() reports of its rows: per queue (by index), per backend (by BACKENDS index), in all. */
+class RowSums {
+  readonly count: Float64Array;
+  readonly descriptors: Float64Array;
+  readonly bytes: Float64Array;
+  /** The largest BD count of one walk of a queue's copies (a destination reduce's are the Pool's). */
+  readonly maxWalk: Float64Array;
+  readonly perBackend = new Float64Array(BACKENDS.length);
+  executed = 0;
+  dgeDescriptors = 0;
+  /** Descriptors and bytes executed (loop bodies once per iteration). */
+  execDescriptors = 0;
+  execBytes = 0;
+
+  constructor(queues: number) {
+    this.count = new Float64Array(queues);
+    this.descriptors = new Float64Array(queues);
+    this.bytes = new Float64Array(queues);
+    this.maxWalk = new Float64Array(queues);
+  }
+
+  /** Adds rows first..end-1 of `t`, of a block run `iterations` times. */
+  add(t: DmaTable, first: number, end: number, iterations: number): void {
+    let executed = this.executed;
+    let dgeDescriptors = this.dgeDescriptors;
+    let execDescriptors = this.execDescriptors;
+    let execBytes = this.execBytes;
+    for (let d = first; d < end; d++) {
+      const q = t.queue[d];
+      this.count[q]++;
+      this.descriptors[q] += t.descriptors[d];
+      this.bytes[q] += t.bytes[d];
+      if (t.reduce[d] === 0 && t.maxWalk[d] > this.maxWalk[q]) this.maxWalk[q] = t.maxWalk[d];
+      this.perBackend[t.backend[d]]++;
+      dgeDescriptors += t.dgeDescriptors[d];
+      executed += iterations;
+      execDescriptors += t.descriptors[d] * iterations;
+      execBytes += t.bytes[d] * iterations;
+    }
+    this.executed = executed;
+    this.dgeDescriptors = dgeDescriptors;
+    this.execDescriptors = execDescriptors;
+    this.execBytes = execBytes;
+  }
+}
+
 /** A DMA with both access patterns: what the lowering lowers. */
 function isLowered(I: Instr): boolean {
   return isDMAFamily(I.op) && I.src !== null && I.dst !== null;
 }
+
+/** What each object withDmas gave a `dmas` makes it from, and what it made (by the object). */
+const dmaMakers = new WeakMap<object, () => LoweredDma[]>();
+const dmaLists = new WeakMap<object, LoweredDma[]>();
+
+/**
+ * The one `dmas` accessor of every lowered program, queue and block: one getter function for all
+ * of them, so objects of one kind share one hidden class (a getter per object gives each its own,
+ * and code that reads a queue's fields would meet a new one in every program).
+ */
+const DMAS: PropertyDescriptor = {
+  enumerable: true,
+  get(this: object): LoweredDma[] {
+    let dmas = dmaLists.get(this);
+    if (dmas === undefined) {
+      dmas = dmaMakers.get(this)!();
+      dmaLists.set(this, dmas);
+    }
+    return dmas;
+  },
+};
 
 /** `o` with an enumerable `dmas` that is `make()`, made on first access and kept. */
 function withDmas<T extends object>(
   o: T,
   make: () => LoweredDma[],
 ): T & { readonly dmas: LoweredDma[] } {
-  let dmas: LoweredDma[] | null = null;
-  return Object.defineProperty(o, 'dmas', {
-    enumerable: true,
-    get: () => (dmas ??= make()),
-  }) as T & { readonly dmas: LoweredDma[] };
+  dmaMakers.set(o, make);
+  return Object.defineProperty(o, 'dmas', DMAS) as T & { readonly dmas: LoweredDma[] };
 }
 
 /**
@@ -273,6 +334,8 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
   }
   const dge = backend !== 'none';
   const priorityClass = toPriorityClass(I.qos);
+  if (!dge && sIdx === null && dIdx === null && ctx.compact && ctx.packetBytes === null)
+    return lowerPlanned(ctx, I, src, dst, elemSize, srcBytes, priorityClass, table);
   const channels = Math.max(1, Math.min(queue.dmaEngines, DGE_DMA_CHANNELS));
   // the queue's channels, ANDed with what the DGE mailboxes leave this priority (seed 004 §7.2:
   // "if the DGE operation's priority > the mailbox priority, AND-mask the 16-bit DMA bitmask")
@@ -326,8 +389,26 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
   const compact = ctx.compact && b.plan !== null && packetBytes === 0;
   if (b.plan !== null && !compact) b.addPlanWalks();
   checkBounds(b, src, dst, sIdx, dIdx, packetBytes);
-  if (compact)
-    return table.addPlan(b, srcBytes, ec.priorityClass, dge ? channelMask : 0, ec.computeOp);
+  if (compact) {
+    const r = ctx.ranges;
+    r[0] = b.srcLo;
+    r[1] = b.srcHi;
+    r[2] = b.dstLo;
+    r[3] = b.dstHi;
+    const cm = dge ? channelMask : 0;
+    return table.addPlan(
+      I,
+      backend,
+      b.plan!,
+      b.planSrc,
+      b.planDst,
+      r,
+      srcBytes,
+      priorityClass,
+      cm,
+      ec.computeOp,
+    );
+  }
   return table.add({
     instr: I,
     label: dmaLabel(I),
@@ -350,4 +431,40 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
     channelMask: dge ? channelMask : 0,
     reduceDescriptors: b.reduceDescriptors,
   });
+}
+
+/**
+ * lowerDma's rest for a host-built transfer with no indexed side, counted without a packet byte
+ * size, in a compact table (the common case): what it builds is its host plan moved to its two
+ * start addresses, so it is held as a compact row and builds nothing else (no emit context, no
+ * DmaBuild: a DMA's part is its addresses and its bound layers 3 and 1). The same row, checks and
+ * errors as the general path (test/compiler/lower/table.test.ts compares it with one that keeps
+ * every record).
+ */
+function lowerPlanned(
+  ctx: LowerCtx,
+  I: Instr,
+  src: AccessPattern,
+  dst: AccessPattern,
+  elemSize: number,
+  bytes: number,
+  priorityClass: number,
+  table: DmaTable,
+): number {
+  const plan = hostPlanFor(ctx, src, dst, elemSize);
+  const srcAddr = startAddress(src, elemSize);
+  const dstAddr = startAddress(dst, elemSize);
+  checkPlanBounds(ctx, I, plan, srcAddr, dstAddr, src, dst, ctx.ranges);
+  return table.addPlan(
+    I,
+    'none',
+    plan,
+    srcAddr,
+    dstAddr,
+    ctx.ranges,
+    bytes,
+    priorityClass,
+    0,
+    COMPUTE_OP[I.dstReduce],
+  );
 }

@@ -11,7 +11,7 @@
  */
 import type { Module } from '../ir/module.ts';
 import { BACKENDS, BACKEND_NONE, type Backend } from './backend.ts';
-import { dmaLabel, type DmaBuild, type HostPlan } from './context.ts';
+import { dmaLabel, type HostPlan } from './context.ts';
 import type { AffineWalk, Walk } from './expand.ts';
 import type { LoweredDma } from './types.ts';
 
@@ -110,33 +110,36 @@ export class DmaTable {
   }
 
   /**
-   * Adds the next row, compact: the DMA built in `b` whose walks are exactly its host plan's moved
-   * to b.planSrc and b.planDst, its BD counts the plan's (no packet byte size), with no stream, no
-   * reduce and no index tensor; the other fields of its record as given. Returns the row.
+   * Adds the next row, compact: DMA `I` (backend `backend`) whose walks are exactly host plan
+   * `plan` moved to `srcAddr` and `dstAddr`, its BD counts the plan's (no packet byte size), with
+   * no stream, no reduce, no index tensor and no DGE descriptor; its byte ranges `ranges`
+   * ([srcLo, srcHi, dstLo, dstHi], bounds.ts checkPlanBounds); the other fields of its record as
+   * given. Returns the row.
    */
   addPlan(
-    b: DmaBuild,
+    I: LoweredDma['instr'],
+    backend: Backend,
+    plan: HostPlan,
+    srcAddr: number,
+    dstAddr: number,
+    ranges: Float64Array,
     bytes: number,
     priorityClass: number,
     channelMask: number,
     computeOp: number,
   ): number {
-    const plan = b.plan!;
-    let max = 0;
-    const counts = plan.counts;
-    for (let k = 0; k < counts.length; k++) if (counts[k] > max) max = counts[k];
-    const i = this.put(b.instr, b.backend, b.total, bytes, b.dgeDescriptors, max);
-    this.srcLo[i] = b.srcLo;
-    this.srcHi[i] = b.srcHi;
-    this.dstLo[i] = b.dstLo;
-    this.dstHi[i] = b.dstHi;
+    const i = this.put(I, backend, plan.total, bytes, 0, plan.maxCount);
+    this.srcLo[i] = ranges[0];
+    this.srcHi[i] = ranges[1];
+    this.dstLo[i] = ranges[2];
+    this.dstHi[i] = ranges[3];
     // packetBytes and reduce stay 0
     this.priorityClass[i] = priorityClass;
     this.computeOp[i] = computeOp;
     this.channelMask[i] = channelMask;
     this.plans[i] = plan;
-    this.srcAddr[i] = b.planSrc;
-    this.dstAddr[i] = b.planDst;
+    this.srcAddr[i] = srcAddr;
+    this.dstAddr[i] = dstAddr;
     return i;
   }
 
