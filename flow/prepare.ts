@@ -117,25 +117,7 @@ export function prepareCompiled(
     maxDescPerPacket: opts.lower?.maxDescPerPacket ?? DEFAULT_MAX_DESC_PER_PACKET,
   });
   const placements = mapQueues(r.module);
-  // MEMCOPY_DMA_CFG hi16: "which queues ... may be used" by the DGE engine
-  const queues = r.module.options.memcopyDmaCfg.queues;
-  const t = lowered.table;
-  for (let d = 0; d < t.size; d++) {
-    if (t.backend[d] === BACKEND_NONE) continue;
-    const pl = placements[t.queue[d]];
-    if (((queues >>> pl.qid) & 1) === 0) {
-      const label = t.labelOf(d);
-      throw new NxdmaError(
-        'LOWER_ERROR',
-        `${label}: its queue "${pl.queue.name}" is queue ${pl.qid} of udma${pl.engine}, which MEMCOPY_DMA_CFG's queue mask 0x${queues.toString(16).padStart(4, '0')} (hi16) does not let the DGE engine use`,
-        {
-          where: label,
-          expected: `queue ${pl.qid} set in MEMCOPY_DMA_CFG hi16`,
-          actual: `0x${queues.toString(16)}`,
-        },
-      );
-    }
-  }
+  checkDgeQueues(r.module, lowered, placements);
   const active: QueuePlacement[] = [];
   const ringSizes: number[] = [];
   const exec = executedByQueue(lowered);
@@ -155,6 +137,31 @@ export function prepareCompiled(
     ringSizes,
     ringBytes: ringBytes(ringSizes),
   };
+}
+
+/**
+ * MEMCOPY_DMA_CFG hi16: "which queues ... may be used" by the DGE engine. Throws LOWER_ERROR for
+ * the first DGE DMA on a queue the mask leaves out.
+ */
+function checkDgeQueues(m: Module, lowered: LoweredProgram, placements: QueuePlacement[]): void {
+  const queues = m.options.memcopyDmaCfg.queues;
+  const t = lowered.table;
+  for (let d = 0; d < t.size; d++) {
+    if (t.backend[d] === BACKEND_NONE) continue;
+    const pl = placements[t.queue[d]];
+    if (((queues >>> pl.qid) & 1) === 0) {
+      const label = t.labelOf(d);
+      throw new NxdmaError(
+        'LOWER_ERROR',
+        `${label}: its queue "${pl.queue.name}" is queue ${pl.qid} of udma${pl.engine}, which MEMCOPY_DMA_CFG's queue mask 0x${queues.toString(16).padStart(4, '0')} (hi16) does not let the DGE engine use`,
+        {
+          where: label,
+          expected: `queue ${pl.qid} set in MEMCOPY_DMA_CFG hi16`,
+          actual: `0x${queues.toString(16)}`,
+        },
+      );
+    }
+  }
 }
 
 /** What each queue executes (loop bodies per iteration), by queue index (module.queues). */

@@ -104,14 +104,55 @@ function shapeHash(src: AccessPattern, dst: AccessPattern, es: number): number {
   return hashSide(hashSide(es | 0, src), dst);
 }
 
-/** Host plans by the shapes of their two access patterns (a hash of the dims, then the dims compared). */
+/** A HostPlans cache slot: the plan of two interned patterns' dims (free arrays by identity). */
+interface HostSlot {
+  srcFree: readonly number[];
+  dstFree: readonly number[];
+  srcStep: number;
+  srcNum: number;
+  dstStep: number;
+  dstNum: number;
+  es: number;
+  plan: HostPlan;
+}
+
+/** Slots of the HostPlans cache (a power of two). */
+const HOST_SLOTS = 64;
+
+/**
+ * Host plans by the shapes of their two access patterns (a hash of the dims, then the dims
+ * compared). In front of the hash, a direct-mapped cache by the patterns' ApShapes ids: patterns
+ * of one interned shape share one frozen free array, so the same two free arrays (by identity),
+ * partition dims and element size are the same dims, and the plan the hash would find.
+ */
 export class HostPlans {
   private readonly byHash = new Map<number, { key: number[]; plan: HostPlan }[]>();
+  private readonly slots = new Array<HostSlot | null>(HOST_SLOTS).fill(null);
 
   get(src: AccessPattern, dst: AccessPattern, es: number): HostPlan | undefined {
+    const interned = src.shapeId >= 0 && dst.shapeId >= 0;
+    const k = interned ? slotOf(src.shapeId, dst.shapeId) : 0;
+    if (interned) {
+      const e = this.slots[k];
+      if (
+        e !== null &&
+        e.srcFree === src.free &&
+        e.dstFree === dst.free &&
+        e.srcStep === src.partStep &&
+        e.srcNum === src.partNum &&
+        e.dstStep === dst.partStep &&
+        e.dstNum === dst.partNum &&
+        e.es === es
+      )
+        return e.plan;
+    }
     const list = this.byHash.get(shapeHash(src, dst, es));
     if (list === undefined) return undefined;
-    for (const e of list) if (sameShape(e.key, src, dst, es)) return e.plan;
+    for (const e of list) {
+      if (!sameShape(e.key, src, dst, es)) continue;
+      if (interned) this.slots[k] = slot(src, dst, es, e.plan);
+      return e.plan;
+    }
     return undefined;
   }
 
@@ -123,6 +164,30 @@ export class HostPlans {
     if (list === undefined) this.byHash.set(h, [{ key, plan }]);
     else list.push({ key, plan });
   }
+}
+
+/**
+ * One HostPlans made when this module loads and kept: V8 drops a hidden class no object has, and
+ * with it the optimized code that checks for it, so without a live instance every lower() call
+ * would make the class anew and run its DMAs unoptimized until V8 optimized them again.
+ */
+export const HOST_PLANS_SHAPE = new HostPlans();
+
+function slotOf(srcShape: number, dstShape: number): number {
+  return (Math.imul(srcShape, 0x9e3779b1) ^ dstShape) & (HOST_SLOTS - 1);
+}
+
+function slot(src: AccessPattern, dst: AccessPattern, es: number, plan: HostPlan): HostSlot {
+  return {
+    srcFree: src.free,
+    dstFree: dst.free,
+    srcStep: src.partStep,
+    srcNum: src.partNum,
+    dstStep: dst.partStep,
+    dstNum: dst.partNum,
+    es,
+    plan,
+  };
 }
 
 /** The empty record list of a DMA that has none (shared; replaced on the first push). */

@@ -97,8 +97,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
   let rows = 0;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
-      const instrs = bb.instrs;
-      for (let k = 0; k < instrs.length; k++) if (isLowered(instrs[k])) rows++;
+      rows += loweredIn(bb.instrs);
     }
   }
   const table = new DmaTable(m, rows);
@@ -149,10 +148,10 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
       table,
       totals: {
         dmas: table.size,
-        executed: sums.executed,
-        dgeDescriptors: sums.dgeDescriptors,
-        descriptors: sums.execDescriptors,
-        bytes: sums.execBytes,
+        executed: sums.all[0],
+        dgeDescriptors: sums.all[1],
+        descriptors: sums.all[2],
+        bytes: sums.all[3],
         byBackend,
       },
     },
@@ -168,7 +167,12 @@ function lowerBlock(ctx: LowerCtx, instrs: readonly Instr[], table: DmaTable): v
   }
 }
 
-/** What lower() reports of its rows: per queue (by index), per backend (by BACKENDS index), in all. */
+/**
+ * What lower() reports of its rows: per queue (by index), per backend (by BACKENDS index), in all.
+ * Every sum is a typed-array element, so the loop over the rows is all the hot code there is (a
+ * field store after the loop, reached only from optimized code, would have no type feedback and
+ * drop that code every program).
+ */
 class RowSums {
   readonly count: Float64Array;
   readonly descriptors: Float64Array;
@@ -176,11 +180,8 @@ class RowSums {
   /** The largest BD count of one walk of a queue's copies (a destination reduce's are the Pool's). */
   readonly maxWalk: Float64Array;
   readonly perBackend = new Float64Array(BACKENDS.length);
-  executed = 0;
-  dgeDescriptors = 0;
-  /** Descriptors and bytes executed (loop bodies once per iteration). */
-  execDescriptors = 0;
-  execBytes = 0;
+  /** DMAs, DGE descriptors, descriptors and bytes executed (loop bodies once per iteration). */
+  readonly all = new Float64Array(4);
 
   constructor(queues: number) {
     this.count = new Float64Array(queues);
@@ -191,10 +192,7 @@ class RowSums {
 
   /** Adds rows first..end-1 of `t`, of a block run `iterations` times. */
   add(t: DmaTable, first: number, end: number, iterations: number): void {
-    let executed = this.executed;
-    let dgeDescriptors = this.dgeDescriptors;
-    let execDescriptors = this.execDescriptors;
-    let execBytes = this.execBytes;
+    const all = this.all;
     for (let d = first; d < end; d++) {
       const q = t.queue[d];
       this.count[q]++;
@@ -202,16 +200,19 @@ class RowSums {
       this.bytes[q] += t.bytes[d];
       if (t.reduce[d] === 0 && t.maxWalk[d] > this.maxWalk[q]) this.maxWalk[q] = t.maxWalk[d];
       this.perBackend[t.backend[d]]++;
-      dgeDescriptors += t.dgeDescriptors[d];
-      executed += iterations;
-      execDescriptors += t.descriptors[d] * iterations;
-      execBytes += t.bytes[d] * iterations;
+      all[0] += iterations;
+      all[1] += t.dgeDescriptors[d];
+      all[2] += t.descriptors[d] * iterations;
+      all[3] += t.bytes[d] * iterations;
     }
-    this.executed = executed;
-    this.dgeDescriptors = dgeDescriptors;
-    this.execDescriptors = execDescriptors;
-    this.execBytes = execBytes;
   }
+}
+
+/** The rows lower() makes of a block's instructions (the DMAs with both access patterns). */
+function loweredIn(instrs: readonly Instr[]): number {
+  let rows = 0;
+  for (let k = 0; k < instrs.length; k++) if (isLowered(instrs[k])) rows++;
+  return rows;
 }
 
 /** A DMA with both access patterns: what the lowering lowers. */
