@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { AccessPattern } from '../../../compiler/ir/access-pattern.ts';
 import { BACKENDS, BACKEND_NONE } from '../../../compiler/lower/backend.ts';
 import { lower } from '../../../compiler/lower/lower.ts';
 import type { LoweredProgram } from '../../../compiler/lower/types.ts';
 import { compileProgram } from '../../../compiler/passes/pipeline.ts';
+import { NxdmaError } from '../../../common/errors.ts';
 import { dataPathRules, hostTablesOf } from '../../../flow/host-tables.ts';
 import { flowMock, runFlow } from '../../../flow/index.ts';
 import { randomProgram } from '../../flow/random-program.ts';
@@ -102,6 +104,63 @@ describe('lowering table: compact rows', () => {
       }),
       { seed: 20261206, numRuns: 30 },
     );
+  });
+
+  it('a compact table fails as one that keeps every record: bound layers 1 and 3 on moved patterns', () => {
+    let failures = 0;
+    let passes = 0;
+    fc.assert(
+      fc.property(
+        knobs,
+        fc.integer({ min: 0, max: 1000 }),
+        fc.constantFrom('src' as const, 'dst' as const),
+        fc.oneof(fc.constant(0), fc.integer({ min: -(1 << 22), max: 1 << 22 })),
+        fc.integer({ min: 1, max: 16 }),
+        (k, pick, side, shift, ring) => {
+          let m;
+          try {
+            m = compileProgram(randomProgram(k)).module;
+          } catch {
+            fc.pre(false);
+            return;
+          }
+          // move one DMA's pattern by `shift` elements (same shape id: the plan cache's key)
+          const dmas = m.instrs.filter((I) => I.src !== null && I.dst !== null);
+          fc.pre(dmas.length > 0);
+          const I = dmas[pick % dmas.length];
+          const ap = I[side]!;
+          const moved = new AccessPattern(
+            ap.tensor,
+            ap.offset + shift,
+            ap.partStep,
+            ap.partNum,
+            ap.free,
+            ap.scalarOffset,
+            ap.vectorOffset,
+            ap.indirect,
+            ap.shapeId,
+          );
+          (I as { src: AccessPattern | null; dst: AccessPattern | null })[side] = moved;
+          // a ring of 1 or 2 descriptors: bound layer 3 for most walks
+          const ringSize = ring <= 2 ? ring : undefined;
+          const low = (compact: boolean) => {
+            try {
+              return shown(lower(m, { compact, ringSize }));
+            } catch (e) {
+              if (!(e instanceof NxdmaError)) throw e;
+              return { error: e.toJSON() };
+            }
+          };
+          const a = low(true);
+          if ('error' in a) failures++;
+          else passes++;
+          expect(a).toEqual(low(false));
+        },
+      ),
+      { seed: 20261207, numRuns: 300 },
+    );
+    expect(failures).toBeGreaterThan(30);
+    expect(passes).toBeGreaterThan(30);
   });
 
   it("the backend column's code for 'none' is its index in BACKENDS", () => {
