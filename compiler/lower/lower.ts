@@ -25,6 +25,7 @@ import { carveoutCapacity } from '../../csr/formats/dge-local-regs.ts';
 import { toPriorityClass } from '../../csr/formats/qos-class.ts';
 import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DTYPE_CODE, DstReduce, MemoryType, TransposeKind } from '../ir/enums.ts';
+import type { InstrColumns } from '../ir/columns.ts';
 import type { Instr, Module, Region, Tensor } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
 import { hostPlanFor, lowerAffine, startAddress } from './affine.ts';
@@ -97,7 +98,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
   let rows = 0;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
-      rows += loweredIn(bb.instrs);
+      rows += loweredIn(m.columns, bb.ids());
     }
   }
   const table = new DmaTable(m, rows);
@@ -120,7 +121,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     for (const bb of f.blocks) {
       const first = table.size;
       const iterations = bb.loop ? bb.loop.iterations : 1;
-      lowerBlock(ctx, bb.instrs, table);
+      lowerBlock(ctx, bb.ids(), table);
       sums.add(table, first, table.size, iterations);
       const count = table.size - first;
       blocks.push(
@@ -159,11 +160,13 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
   );
 }
 
-/** Lowers the DMAs of one block, in order, into the next rows of `table`. */
-function lowerBlock(ctx: LowerCtx, instrs: readonly Instr[], table: DmaTable): void {
-  for (let k = 0; k < instrs.length; k++) {
-    const I = instrs[k];
-    if (isLowered(I)) lowerDma(ctx, I, table);
+/** Lowers the DMAs of one block (its instruction ids), in order, into the next rows of `table`. */
+function lowerBlock(ctx: LowerCtx, ids: Int32Array, table: DmaTable): void {
+  const c = ctx.m.columns;
+  const instrs = ctx.m.instrs;
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k];
+    if (isLoweredAt(c, id)) lowerDma(ctx, instrs[id], table);
   }
 }
 
@@ -208,16 +211,19 @@ class RowSums {
   }
 }
 
-/** The rows lower() makes of a block's instructions (the DMAs with both access patterns). */
-function loweredIn(instrs: readonly Instr[]): number {
+/** The rows lower() makes of a block's instructions (its ids): the DMAs with both access patterns. */
+function loweredIn(c: InstrColumns, ids: Int32Array): number {
   let rows = 0;
-  for (let k = 0; k < instrs.length; k++) if (isLowered(instrs[k])) rows++;
+  for (let k = 0; k < ids.length; k++) if (isLoweredAt(c, ids[k])) rows++;
   return rows;
 }
 
-/** A DMA with both access patterns: what the lowering lowers. */
-function isLowered(I: Instr): boolean {
-  return isDMAFamily(I.op) && I.src !== null && I.dst !== null;
+/**
+ * A DMA with both access patterns: what the lowering lowers (read from the instruction columns,
+ * where a missing pattern's tensor id is -1).
+ */
+function isLoweredAt(c: InstrColumns, id: number): boolean {
+  return isDMAFamily(c.op[id]) && c.srcTensor[id] >= 0 && c.dstTensor[id] >= 0;
 }
 
 /** What each object withDmas gave a `dmas` makes it from, and what it made (by the object). */
