@@ -163,18 +163,12 @@ function checkRegions(
   dReg: Region,
 ): void {
   if (!inRegion(sl, sh, sReg) || !inRegion(dl, dh, dReg))
-    throw regionError(I, sl, sh, dl, dh, sReg, dReg);
+    throw regionError(I, [sl, sh, dl, dh], sReg, dReg);
 }
 
-function regionError(
-  I: Instr,
-  sl: number,
-  sh: number,
-  dl: number,
-  dh: number,
-  sReg: Region,
-  dReg: Region,
-): NxdmaError {
+/** The bound layer 1 error of walk ranges [sl, sh, dl, dh]. */
+function regionError(I: Instr, ranges: number[], sReg: Region, dReg: Region): NxdmaError {
+  const [sl, sh, dl, dh] = ranges;
   const sOk = inRegion(sl, sh, sReg) ? 1 : 0;
   const dOk = inRegion(dl, dh, dReg) ? 1 : 0;
   return lowerError(

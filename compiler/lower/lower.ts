@@ -14,6 +14,9 @@
  * This file holds the program walk and the checks every DMA passes first (bound layer 2, the
  * backend, the DMA channels); the affine part is affine.ts, the indexed rows indexed.ts, bound
  * layers 1 and 3 bounds.ts, the state they share context.ts, the output's types types.ts.
+ * A host-built transfer with no indexed side, counted without a packet byte size (the common
+ * case), is its shape's host plan moved to its two start addresses: once its checks pass it is
+ * written straight into its compact table row (lowerPlanned), building nothing per DMA.
  *
  * Pure: reads the module, writes nothing anywhere. Every check runs here, so a DMA the flow
  * receives is one that can be written.
