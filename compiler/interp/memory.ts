@@ -18,6 +18,9 @@ export interface ImageRegion {
   bytes: Uint8Array;
 }
 
+/** Byte arrays a MemoryImage remembers the arena offset of (a program has few regions). */
+const MAX_SEEN = 64;
+
 /**
  * A set of byte arrays at device addresses (the program's regions). An image may hold all its
  * regions in one byte array, its `arena` (each region's bytes a view of it), so that bytes move
@@ -26,11 +29,31 @@ export interface ImageRegion {
 export class MemoryImage {
   readonly regions: ImageRegion[];
   readonly arena: Uint8Array | null;
+  /** Byte arrays arenaOffset was asked about, and its answers. */
+  private readonly seen: Uint8Array[] = [];
+  private readonly seenAt: number[] = [];
 
   /** `arena`: the byte array every region's bytes are a view of (or null). */
   constructor(regions: ImageRegion[], arena: Uint8Array | null = null) {
     this.regions = regions;
     this.arena = arena;
+  }
+
+  /**
+   * Where `bytes` (a region's bytes) starts in the arena: its byte offset there when it is a view
+   * of the arena's buffer, else -1 (also without an arena). Remembered per byte array.
+   */
+  arenaOffset(bytes: Uint8Array): number {
+    const a = this.arena;
+    if (a === null) return -1;
+    const seen = this.seen;
+    for (let i = 0; i < seen.length; i++) if (seen[i] === bytes) return this.seenAt[i];
+    const at = bytes.buffer === a.buffer ? bytes.byteOffset - a.byteOffset : -1;
+    if (seen.length < MAX_SEEN) {
+      seen.push(bytes);
+      this.seenAt.push(at);
+    }
+    return at;
   }
 
   /** The region holding [addr, addr + len), or undefined. */
