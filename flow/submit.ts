@@ -51,6 +51,8 @@ export class Submission {
     private readonly pool: DgeCoreIO | null,
     private readonly indexValues: (w: Walk) => IndexValues | null,
     private readonly onProgress: ((done: number, total: number) => void) | undefined,
+    /** Gather each queue's walks before writing them (false: write each walk as it is made). */
+    private readonly gather = true,
   ) {
     this.total = low.totals.executed;
     this.d = low.blocks.length > 0 ? low.blocks[0].first : 0;
@@ -63,8 +65,35 @@ export class Submission {
     this.epochDmas = 0;
   }
 
-  /** Submits from where it stopped until everything is written or the device must run first. */
+  /**
+   * Submits from where it stopped until everything is written or the device must run first. Each
+   * queue's walks gather in its descriptor stream and are written at its ring tails in one go:
+   * before the device runs (every return), when the ring's room is in question, every 256 DMAs
+   * (where onProgress reports) and before an error leaves; the rings then hold what writing walk
+   * by walk leaves in them.
+   */
   advance(): Wait {
+    try {
+      const w = this.submit();
+      this.flushAll();
+      return w;
+    } catch (e) {
+      try {
+        this.flushAll();
+      } catch {
+        // the first error stands
+      }
+      throw e;
+    }
+  }
+
+  /** Writes each queue's gathered pairs at its ring tails. */
+  private flushAll(): void {
+    for (const fq of this.fqByQueue) if (fq !== undefined) flush(fq);
+  }
+
+  /** advance() without the last writes. */
+  private submit(): Wait {
     const blocks = this.low.blocks;
     const t = this.low.table;
     const hazards = this.hazards;
@@ -106,12 +135,15 @@ export class Submission {
           const walks = t.walksOf(d);
           for (; k < walks; k++) {
             const n = t.piecesOf(d, k);
+            // the pairs not written yet take room too; written, the room is the ring's
+            if (fq.room - stream.length < n) flush(fq);
             if (fq.room < n) {
               // the ring is full: hand over what is written, let everything run, continue
               if (!this.drained) {
                 this.drained = true;
                 return this.stop(b, it, d, k, 'room');
               }
+              this.flushAll();
               throw new NxdmaError(
                 'RING_FULL',
                 `queue "${this.m.queues[qi].name}": ${n} descriptors do not fit a ring of ${fq.size}`,
@@ -123,8 +155,7 @@ export class Submission {
               );
             }
             this.drained = false;
-            // the lowering's descriptor stream of the walk, then the driver writes it at the tails
-            stream.clear();
+            // the lowering's descriptor stream of the walk, after the queue's pairs not written yet
             stream.begin(n);
             const walk = t.walk(d, k);
             expandWalk(
@@ -133,7 +164,7 @@ export class Submission {
               this.indexValues(walk),
             );
             stream.end();
-            fq.write(stream);
+            if (!this.gather) flush(fq);
           }
           k = -1;
           this.progress();
@@ -152,12 +183,24 @@ export class Submission {
     return w;
   }
 
-  /** One more DMA submitted: onProgress every 256 of them and at the last. */
+  /** One more DMA submitted: every 256 of them and at the last, the pairs written and onProgress. */
   private progress(): void {
     const done = ++this.done;
-    if (this.onProgress && (done - this.lastProgress >= 256 || done === this.total)) {
+    if (done - this.lastProgress >= 256 || done === this.total) {
       this.lastProgress = done;
-      this.onProgress(done, this.total);
+      this.flushAll();
+      if (this.onProgress) this.onProgress(done, this.total);
     }
+  }
+}
+
+/** Writes a queue's gathered pairs at its ring tails (the driver's BD writer) and empties them. */
+function flush(fq: FlowQueue): void {
+  const s = fq.stream;
+  if (s.length === 0) return;
+  try {
+    fq.write(s);
+  } finally {
+    s.clear();
   }
 }
