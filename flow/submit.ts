@@ -40,6 +40,8 @@ export class Submission {
   private it = 0;
   private d: number;
   private k = -1;
+  /** Per queue index: the ring's room after the queue's pairs not written yet. */
+  private readonly avail: Float64Array;
   /** The rings ran for the walk at (d, k) already: if it still does not fit, it never will. */
   private drained = false;
 
@@ -55,6 +57,7 @@ export class Submission {
     private readonly gather = true,
   ) {
     this.total = low.totals.executed;
+    this.avail = new Float64Array(fqByQueue.length);
     this.d = low.blocks.length > 0 ? low.blocks[0].first : 0;
   }
 
@@ -97,6 +100,12 @@ export class Submission {
     const blocks = this.low.blocks;
     const t = this.low.table;
     const hazards = this.hazards;
+    // each queue's room after its pairs not written yet (none are at the start)
+    const avail = this.avail;
+    for (let q = 0; q < avail.length; q++) {
+      const fq = this.fqByQueue[q];
+      avail[q] = fq !== undefined ? fq.room : 0;
+    }
     // the position as locals, saved where the walk stops
     let b = this.b;
     let it = this.it;
@@ -113,6 +122,7 @@ export class Submission {
               // B op= A: the Pool core executes the DIRECT2D descriptors itself, after everything
               // before it has landed; it is an epoch of its own
               if (this.epochDmas > 0) return this.stop(b, it, d, k, 'epoch');
+              this.flushAll();
               const reduce = t.reduceOf(d);
               for (const x of reduce) this.pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
               this.poolExecuted += reduce.length;
@@ -135,9 +145,12 @@ export class Submission {
           const walks = t.walksOf(d);
           for (; k < walks; k++) {
             const n = t.piecesOf(d, k);
-            // the pairs not written yet take room too; written, the room is the ring's
-            if (fq.room - stream.length < n) flush(fq);
-            if (fq.room < n) {
+            // the room the ring has after the queue's pairs not written yet; written, the ring's
+            if (avail[qi] < n) {
+              flush(fq);
+              avail[qi] = fq.room;
+            }
+            if (avail[qi] < n) {
               // the ring is full: hand over what is written, let everything run, continue
               if (!this.drained) {
                 this.drained = true;
@@ -161,9 +174,10 @@ export class Submission {
             expandWalk(
               walk,
               packetBytes > 0 ? new PacketCut(stream, packetBytes) : stream,
-              this.indexValues(walk),
+              walk.type === 'affine' ? null : this.indexValues(walk),
             );
             stream.end();
+            avail[qi] -= n;
             if (!this.gather) flush(fq);
           }
           k = -1;
