@@ -23,6 +23,7 @@ import { DstReduce } from '../ir/enums.ts';
 import type { Instr, Module } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
 import { CopyPlans, cutStretches, stretchesFor, type Stretches } from './copy-plan.ts';
+import { WrittenMarks } from './marks.ts';
 import { decodeElement, encodeElement, type ImageRegion, type MemoryImage } from './memory.ts';
 import type { DtypeName } from '../ir/enums.ts';
 
@@ -220,6 +221,11 @@ export interface InterpScratch {
   dstLen?: Float64Array;
   stretches?: Stretches;
   plans?: CopyPlans;
+  /**
+   * Where a copy marks the bytes it writes when given (written masks then complete only after
+   * `marks.flush()`); without it, each copy fills the mask itself.
+   */
+  marks?: WrittenMarks;
 }
 
 /**
@@ -307,6 +313,7 @@ function copyRuns(
   const sOrigin = src.tensor.address + firstElement(src) * es;
   const dOrigin = dst.tensor.address + firstElement(dst) * es;
   const plans = scratch !== undefined && scratch.plans !== undefined ? scratch.plans : null;
+  const marks = scratch !== undefined && scratch.marks !== undefined ? scratch.marks : null;
   const plan = plans !== null ? plans.get(src, dst) : null;
   let st: Stretches;
   let count: number;
@@ -350,7 +357,10 @@ function copyRuns(
         if (arena !== null) arena.copyWithin(dAt + dOff, sAt + so, sAt + so + len);
         else if (same) db.copyWithin(dOff, so, so + len);
         else db.set(sb.subarray(so, so + len), dOff);
-        if (mask) mask.fill(1, dOff, dOff + len);
+        if (mask !== null) {
+          if (marks !== null) marks.mark(mask, dOff, dOff + len);
+          else mask.fill(1, dOff, dOff + len);
+        }
         i += run;
         break;
       }
@@ -420,6 +430,8 @@ export function interpret(
   let bytes = 0;
   const scratch: InterpScratch = { src: new Float64Array(4096), dst: new Float64Array(4096) };
   if (opts.plans !== false) scratch.plans = new CopyPlans();
+  const marks = new WrittenMarks();
+  scratch.marks = marks;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
       const iterations = bb.loop ? bb.loop.iterations : 1;
@@ -434,5 +446,6 @@ export function interpret(
       }
     }
   }
+  marks.flush();
   return { image, written, dmas, elements, bytes };
 }

@@ -11,6 +11,7 @@ import {
   type MemoryImage,
 } from '../../../compiler/interp/index.ts';
 import { CopyPlans, PLAN_BUDGET } from '../../../compiler/interp/copy-plan.ts';
+import { WrittenMarks } from '../../../compiler/interp/marks.ts';
 import { compileProgram } from '../../../compiler/passes/pipeline.ts';
 import { randomProgram } from '../../flow/random-program.ts';
 
@@ -205,5 +206,36 @@ describe('reference interpreter: stretches kept per pair of shapes', () => {
     expect(plans.get(I.src!, I.dst!)).toBeNull();
     expect(plans.canHold(I.dst!, I.dst!, 1)).toBe(true);
     expect(plans.canHold(I.dst!, I.dst!, PLAN_BUDGET + 1)).toBe(false);
+  });
+});
+
+describe('reference interpreter: written marks', () => {
+  it('leaves the masks filling every range at once leaves', () => {
+    const range = fc
+      .tuple(
+        fc.integer({ min: 0, max: 2 }),
+        fc.integer({ min: 0, max: 200 }),
+        fc.integer({ min: 1, max: 30 }),
+      )
+      .map(([m, lo, n]) => [m, lo, Math.min(lo + n, 256)] as const);
+    fc.assert(
+      fc.property(
+        fc.array(range, { maxLength: 60 }),
+        fc.integer({ min: 0, max: 60 }),
+        (ranges, at) => {
+          const want = [0, 1, 2].map(() => new Uint8Array(256));
+          const got = [0, 1, 2].map(() => new Uint8Array(256));
+          const marks = new WrittenMarks();
+          ranges.forEach(([m, lo, hi], i) => {
+            want[m].fill(1, lo, hi);
+            marks.mark(got[m], lo, hi);
+            if (i === at) marks.flush(); // a flush in the middle changes nothing either
+          });
+          marks.flush();
+          expect(got).toEqual(want);
+        },
+      ),
+      { seed: 20261215, numRuns: 400 },
+    );
   });
 });
