@@ -259,8 +259,8 @@ export function interpretDma(
   const op = I.dstReduce;
   // every element of a tensor lies in the tensor's region
   const sr = image.region(st.address, st.byteSize);
-  const dr = image.region(dt.address, dt.byteSize);
-  const di = image.regions.indexOf(dr);
+  const di = image.regionIndex(dt.address, dt.byteSize);
+  const dr = image.regions[di];
   const mask = written ? written[di] : null;
   if (st.dtype === dt.dtype && op === DstReduce.none) {
     copyRuns(I, image, sr, dr, mask, n, scratch);

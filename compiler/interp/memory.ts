@@ -58,16 +58,29 @@ export class MemoryImage {
 
   /** The region holding [addr, addr + len), or undefined. */
   find(addr: number, len: number): ImageRegion | undefined {
-    for (const r of this.regions) {
-      if (addr >= r.base && addr + len <= r.base + r.size) return r;
+    const i = this.indexOf(addr, len);
+    return i >= 0 ? this.regions[i] : undefined;
+  }
+
+  /** The index in `regions` of the region holding [addr, addr + len), or -1. */
+  indexOf(addr: number, len: number): number {
+    const regions = this.regions;
+    for (let i = 0; i < regions.length; i++) {
+      const r = regions[i];
+      if (addr >= r.base && addr + len <= r.base + r.size) return i;
     }
-    return undefined;
+    return -1;
   }
 
   /** The region holding the range; throws MEMORY_UNMAPPED otherwise. */
   region(addr: number, len: number): ImageRegion {
-    const r = this.find(addr, len);
-    if (r === undefined) {
+    return this.regions[this.regionIndex(addr, len)];
+  }
+
+  /** indexOf for a range some region must hold; throws MEMORY_UNMAPPED otherwise. */
+  regionIndex(addr: number, len: number): number {
+    const r = this.indexOf(addr, len);
+    if (r < 0) {
       throw new NxdmaError(
         'MEMORY_UNMAPPED',
         `${hex(addr)}+${len} lies outside every declared region`,
