@@ -15,7 +15,7 @@ import {
 } from '../../flow/prepare.ts';
 import { FlowRings, type FlowQueue } from '../../flow/rings.ts';
 import { Submission } from '../../flow/submit.ts';
-import { randomProgram } from './random-program.ts';
+import { randomKnobs, randomProgram } from './random-program.ts';
 
 /** Everything a submission leaves for the device to see, at each point it hands over. */
 interface Seen {
@@ -89,19 +89,16 @@ describe('flow submission', () => {
     let stops = 0;
     await fc.assert(
       fc.asyncProperty(
+        randomKnobs(40),
         fc.record({
-          seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
-          dmas: fc.integer({ min: 1, max: 40 }),
-          dge: fc.boolean(),
-          arch: fc.constantFrom(30 as const, 40 as const),
           pool: fc.boolean(),
           qos: fc.boolean(),
           ringSize: fc.constantFrom(32, 64, 256),
         }),
-        async (k) => {
+        async (program, k) => {
           let p: PreparedFlow;
           try {
-            p = prepareFlow(randomProgram(k), {
+            p = prepareFlow(randomProgram(program), {
               ringSize: k.ringSize,
               lower: { availability: { pool: k.pool } },
             });
