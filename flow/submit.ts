@@ -40,6 +40,9 @@ export class Submission {
   private it = 0;
   private d: number;
   private k = -1;
+  /** The queue whose stream the walk being expanded goes to (null between walks), and where. */
+  private openQueue: FlowQueue | null = null;
+  private openAt = 0;
   /** Per queue index: the ring's room after the queue's pairs not written yet. */
   private readonly avail: Float64Array;
   /** The rings ran for the walk at (d, k) already: if it still does not fit, it never will. */
@@ -81,6 +84,10 @@ export class Submission {
       this.flushAll();
       return w;
     } catch (e) {
+      // the walk being expanded when it failed is not written
+      const open = this.openQueue;
+      if (open !== null) open.stream.length = this.openAt;
+      this.openQueue = null;
       try {
         this.flushAll();
       } catch {
@@ -169,6 +176,8 @@ export class Submission {
             }
             this.drained = false;
             // the lowering's descriptor stream of the walk, after the queue's pairs not written yet
+            this.openQueue = fq;
+            this.openAt = stream.length;
             stream.begin(n);
             const walk = t.walk(d, k);
             expandWalk(
@@ -177,6 +186,7 @@ export class Submission {
               walk.type === 'affine' ? null : this.indexValues(walk),
             );
             stream.end();
+            this.openQueue = null;
             avail[qi] -= n;
             if (!this.gather) flush(fq);
           }

@@ -15,6 +15,7 @@ import {
 } from '../../flow/prepare.ts';
 import { FlowRings, type FlowQueue } from '../../flow/rings.ts';
 import { Submission } from '../../flow/submit.ts';
+import type { LoweredProgram } from '../../compiler/lower/types.ts';
 import { randomKnobs, randomProgram } from './random-program.ts';
 
 /** Everything a submission leaves for the device to see, at each point it hands over. */
@@ -28,9 +29,27 @@ interface Seen {
   error: string | null;
 }
 
+/**
+ * The lowering with walk `lie` (a row) claiming one piece more than it expands into, so that
+ * its stream refuses it after its pieces are in (DescriptorStream's count guard).
+ */
+function miscounted(low: LoweredProgram, lie: number): LoweredProgram {
+  const t = low.table;
+  const table = new Proxy(t, {
+    get: (target, key) => {
+      if (key === 'piecesOf')
+        return (i: number, k: number) => t.piecesOf(i, k) + (i === lie ? 1 : 0);
+      const v = Reflect.get(target, key) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  return Object.create(low, { table: { value: table } }) as LoweredProgram;
+}
+
 /** Runs a prepared flow on a fresh mock as runPrepared does, with or without gathering. */
-async function drive(p: PreparedFlow, gather: boolean, qos: boolean): Promise<Seen> {
+async function drive(p: PreparedFlow, gather: boolean, qos: boolean, lie = -1): Promise<Seen> {
   const m = p.module;
+  const low = lie >= 0 ? miscounted(p.lowered, lie) : p.lowered;
   const ringBase = defaultRingBase(m);
   const device: Device = flowMock(p, ringBase, { traceLimit: 0 });
   checkDevice(device, p, ringBase);
@@ -49,7 +68,7 @@ async function drive(p: PreparedFlow, gather: boolean, qos: boolean): Promise<Se
   const stops: Seen['stops'] = [];
   const sub = new Submission(
     m,
-    p.lowered,
+    low,
     fqByQueue,
     new EpochHazards(m.queues.length),
     poolCoreFor(device, p),
@@ -126,5 +145,31 @@ describe('flow submission', () => {
       { seed: 20261213, numRuns: 60 },
     );
     expect(stops).toBeGreaterThan(120);
+  });
+
+  it('writes what walk-by-walk writing wrote when a walk fails in its expansion', async () => {
+    let failed = 0;
+    await fc.assert(
+      fc.asyncProperty(randomKnobs(30), fc.nat(), async (program, at) => {
+        let p: PreparedFlow;
+        try {
+          p = prepareFlow(randomProgram(program), { ringSize: 64 });
+        } catch {
+          fc.pre(false);
+          return;
+        }
+        const rows = p.lowered.table.size;
+        fc.pre(p.module.options.dgeHostTables !== 'device' && rows > 0);
+        const lie = at % rows;
+        const a = await drive(p, true, true, lie);
+        const b = await drive(p, false, true, lie);
+        expect(a.stops.map((s) => s.what)).toEqual(b.stops.map((s) => s.what));
+        a.stops.forEach((s, i) => expect(Buffer.from(s.rings).equals(b.stops[i].rings)).toBe(true));
+        expect(a.error).toEqual(b.error);
+        if (a.error !== null) failed++;
+      }),
+      { seed: 20261216, numRuns: 30 },
+    );
+    expect(failed).toBeGreaterThan(10);
   });
 });
