@@ -84,6 +84,7 @@ export class Submission {
       this.flushAll();
       return w;
     } catch (e) {
+      if (!this.gather) throw e;
       // the walk being expanded when it failed is not written
       const open = this.openQueue;
       if (open !== null) open.stream.length = this.openAt;
