@@ -52,6 +52,11 @@ class Ranges {
     this.n = 1;
   }
 
+  /** True when [lo, hi) may overlap an interval: it overlaps the span. */
+  near(lo: number, hi: number): boolean {
+    return lo < this.spanHi && this.spanLo < hi;
+  }
+
   overlaps(lo: number, hi: number): boolean {
     if (!(lo < this.spanHi && this.spanLo < hi)) return false;
     const L = this.lo;
@@ -81,11 +86,16 @@ export class EpochHazards {
 
   /** True when a DMA of `queue` reading [sLo, sHi) and writing [dLo, dHi) races with another queue. */
   conflicts(queue: number, sLo: number, sHi: number, dLo: number, dHi: number): boolean {
-    for (let q = 0; q < this.used.length; q++) {
-      if (q === queue || this.used[q] === 0) continue;
-      if (this.writes[q].overlaps(sLo, sHi)) return true; // read after write
-      if (this.writes[q].overlaps(dLo, dHi)) return true; // write after write
-      if (this.reads[q].overlaps(dLo, dHi)) return true; // write after read
+    const used = this.used;
+    for (let q = 0; q < used.length; q++) {
+      if (q === queue || used[q] === 0) continue;
+      const w = this.writes[q];
+      const r = this.reads[q];
+      // the spans first: a range clear of a span overlaps none of its intervals
+      if (!w.near(sLo, sHi) && !w.near(dLo, dHi) && !r.near(dLo, dHi)) continue;
+      if (w.overlaps(sLo, sHi)) return true; // read after write
+      if (w.overlaps(dLo, dHi)) return true; // write after write
+      if (r.overlaps(dLo, dHi)) return true; // write after read
     }
     return false;
   }
