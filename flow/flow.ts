@@ -42,7 +42,7 @@ import { Submission } from './submit.ts';
  * `numIdx` u32 little-endian row numbers, read from device memory into one reused buffer (valid
  * until the next call) and handed to the expansion. Null for an affine walk.
  */
-function deviceIndexValues(device: Device): (w: Walk) => IndexValues | null {
+export function deviceIndexValues(device: Device): (w: Walk) => IndexValues | null {
   let words = new Uint32Array(0);
   let bytes = new Uint8Array(0);
   return (w) => {

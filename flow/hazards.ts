@@ -14,46 +14,61 @@
 
 const MAX_INTERVALS = 32;
 
+/**
+ * A queue's byte ranges of one kind: up to MAX_INTERVALS intervals [lo, hi), each range added
+ * merged into the first interval it touches, and the span from the lowest lo to the highest hi
+ * (no interval overlaps a range the span does not, so the span answers most queries alone).
+ */
 class Ranges {
-  lo: number[] = [];
-  hi: number[] = [];
+  private readonly lo = new Float64Array(MAX_INTERVALS);
+  private readonly hi = new Float64Array(MAX_INTERVALS);
+  private n = 0;
+  private spanLo = Infinity;
+  private spanHi = -Infinity;
 
   add(lo: number, hi: number): void {
     if (hi <= lo) return;
     const L = this.lo;
     const H = this.hi;
-    for (let i = 0; i < L.length; i++) {
+    const n = this.n;
+    if (lo < this.spanLo) this.spanLo = lo;
+    if (hi > this.spanHi) this.spanHi = hi;
+    for (let i = 0; i < n; i++) {
       if (lo <= H[i] && L[i] <= hi) {
         if (lo < L[i]) L[i] = lo;
         if (hi > H[i]) H[i] = hi;
         return;
       }
     }
-    if (L.length < MAX_INTERVALS) {
-      L.push(lo);
-      H.push(hi);
+    if (n < MAX_INTERVALS) {
+      L[n] = lo;
+      H[n] = hi;
+      this.n = n + 1;
       return;
     }
-    let a = lo;
-    let b = hi;
-    for (let i = 0; i < L.length; i++) {
-      if (L[i] < a) a = L[i];
-      if (H[i] > b) b = H[i];
-    }
-    this.lo = [a];
-    this.hi = [b];
+    // one span for everything
+    L[0] = this.spanLo;
+    H[0] = this.spanHi;
+    this.n = 1;
+  }
+
+  /** True when [lo, hi) may overlap an interval: it overlaps the span. */
+  near(lo: number, hi: number): boolean {
+    return lo < this.spanHi && this.spanLo < hi;
   }
 
   overlaps(lo: number, hi: number): boolean {
+    if (!(lo < this.spanHi && this.spanLo < hi)) return false;
     const L = this.lo;
     const H = this.hi;
-    for (let i = 0; i < L.length; i++) if (lo < H[i] && L[i] < hi) return true;
+    for (let i = 0, n = this.n; i < n; i++) if (lo < H[i] && L[i] < hi) return true;
     return false;
   }
 
   clear(): void {
-    this.lo.length = 0;
-    this.hi.length = 0;
+    this.n = 0;
+    this.spanLo = Infinity;
+    this.spanHi = -Infinity;
   }
 }
 
@@ -61,21 +76,26 @@ class Ranges {
 export class EpochHazards {
   private readonly reads: Ranges[];
   private readonly writes: Ranges[];
-  private readonly used: boolean[];
+  private readonly used: Uint8Array;
 
   constructor(queues: number) {
     this.reads = Array.from({ length: queues }, () => new Ranges());
     this.writes = Array.from({ length: queues }, () => new Ranges());
-    this.used = new Array<boolean>(queues).fill(false);
+    this.used = new Uint8Array(queues);
   }
 
   /** True when a DMA of `queue` reading [sLo, sHi) and writing [dLo, dHi) races with another queue. */
   conflicts(queue: number, sLo: number, sHi: number, dLo: number, dHi: number): boolean {
-    for (let q = 0; q < this.used.length; q++) {
-      if (q === queue || !this.used[q]) continue;
-      if (this.writes[q].overlaps(sLo, sHi)) return true; // read after write
-      if (this.writes[q].overlaps(dLo, dHi)) return true; // write after write
-      if (this.reads[q].overlaps(dLo, dHi)) return true; // write after read
+    const used = this.used;
+    for (let q = 0; q < used.length; q++) {
+      if (q === queue || used[q] === 0) continue;
+      const w = this.writes[q];
+      const r = this.reads[q];
+      // the spans first: a range clear of a span overlaps none of its intervals
+      if (!w.near(sLo, sHi) && !w.near(dLo, dHi) && !r.near(dLo, dHi)) continue;
+      if (w.overlaps(sLo, sHi)) return true; // read after write
+      if (w.overlaps(dLo, dHi)) return true; // write after write
+      if (r.overlaps(dLo, dHi)) return true; // write after read
     }
     return false;
   }
@@ -83,15 +103,15 @@ export class EpochHazards {
   add(queue: number, sLo: number, sHi: number, dLo: number, dHi: number): void {
     this.reads[queue].add(sLo, sHi);
     this.writes[queue].add(dLo, dHi);
-    this.used[queue] = true;
+    this.used[queue] = 1;
   }
 
   clear(): void {
     for (let q = 0; q < this.used.length; q++) {
-      if (!this.used[q]) continue;
+      if (this.used[q] === 0) continue;
       this.reads[q].clear();
       this.writes[q].clear();
-      this.used[q] = false;
+      this.used[q] = 0;
     }
   }
 }

@@ -40,6 +40,11 @@ export class Submission {
   private it = 0;
   private d: number;
   private k = -1;
+  /** The queue whose stream the walk being expanded goes to (null between walks), and where. */
+  private openQueue: FlowQueue | null = null;
+  private openAt = 0;
+  /** Per queue index: the ring's room after the queue's pairs not written yet. */
+  private readonly avail: Float64Array;
   /** The rings ran for the walk at (d, k) already: if it still does not fit, it never will. */
   private drained = false;
 
@@ -51,8 +56,11 @@ export class Submission {
     private readonly pool: DgeCoreIO | null,
     private readonly indexValues: (w: Walk) => IndexValues | null,
     private readonly onProgress: ((done: number, total: number) => void) | undefined,
+    /** Gather each queue's walks before writing them (false: write each walk as it is made). */
+    private readonly gather = true,
   ) {
     this.total = low.totals.executed;
+    this.avail = new Float64Array(fqByQueue.length);
     this.d = low.blocks.length > 0 ? low.blocks[0].first : 0;
   }
 
@@ -63,11 +71,49 @@ export class Submission {
     this.epochDmas = 0;
   }
 
-  /** Submits from where it stopped until everything is written or the device must run first. */
+  /**
+   * Submits from where it stopped until everything is written or the device must run first. Each
+   * queue's walks gather in its descriptor stream and are written at its ring tails in one go:
+   * before the device runs (every return), when the ring's room is in question, every 256 DMAs
+   * (where onProgress reports) and before an error leaves; the rings then hold what writing walk
+   * by walk leaves in them.
+   */
   advance(): Wait {
+    try {
+      const w = this.submit();
+      this.flushAll();
+      return w;
+    } catch (e) {
+      if (!this.gather) throw e;
+      // the walk being expanded when it failed is not written
+      const open = this.openQueue;
+      if (open !== null) open.stream.length = this.openAt;
+      this.openQueue = null;
+      try {
+        this.flushAll();
+      } catch {
+        // the first error stands
+      }
+      throw e;
+    }
+  }
+
+  /** Writes each queue's gathered pairs at its ring tails. */
+  private flushAll(): void {
+    for (const fq of this.fqByQueue) if (fq !== undefined) flush(fq);
+  }
+
+  /** advance() without the last writes. */
+  private submit(): Wait {
     const blocks = this.low.blocks;
     const t = this.low.table;
     const hazards = this.hazards;
+    // each queue's room after its pairs not written yet (none are at the start)
+    const avail = this.avail;
+    for (let q = 0; q < avail.length; q++) {
+      const fq = this.fqByQueue[q];
+      avail[q] = fq !== undefined ? fq.room : 0;
+    }
     // the position as locals, saved where the walk stops
     let b = this.b;
     let it = this.it;
@@ -84,6 +130,7 @@ export class Submission {
               // B op= A: the Pool core executes the DIRECT2D descriptors itself, after everything
               // before it has landed; it is an epoch of its own
               if (this.epochDmas > 0) return this.stop(b, it, d, k, 'epoch');
+              this.flushAll();
               const reduce = t.reduceOf(d);
               for (const x of reduce) this.pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
               this.poolExecuted += reduce.length;
@@ -106,12 +153,18 @@ export class Submission {
           const walks = t.walksOf(d);
           for (; k < walks; k++) {
             const n = t.piecesOf(d, k);
-            if (fq.room < n) {
+            // the room the ring has after the queue's pairs not written yet; written, the ring's
+            if (avail[qi] < n) {
+              flush(fq);
+              avail[qi] = fq.room;
+            }
+            if (avail[qi] < n) {
               // the ring is full: hand over what is written, let everything run, continue
               if (!this.drained) {
                 this.drained = true;
                 return this.stop(b, it, d, k, 'room');
               }
+              this.flushAll();
               throw new NxdmaError(
                 'RING_FULL',
                 `queue "${this.m.queues[qi].name}": ${n} descriptors do not fit a ring of ${fq.size}`,
@@ -123,17 +176,20 @@ export class Submission {
               );
             }
             this.drained = false;
-            // the lowering's descriptor stream of the walk, then the driver writes it at the tails
-            stream.clear();
+            // the lowering's descriptor stream of the walk, after the queue's pairs not written yet
+            this.openQueue = fq;
+            this.openAt = stream.length;
             stream.begin(n);
             const walk = t.walk(d, k);
             expandWalk(
               walk,
               packetBytes > 0 ? new PacketCut(stream, packetBytes) : stream,
-              this.indexValues(walk),
+              walk.type === 'affine' ? null : this.indexValues(walk),
             );
             stream.end();
-            fq.write(stream);
+            this.openQueue = null;
+            avail[qi] -= n;
+            if (!this.gather) flush(fq);
           }
           k = -1;
           this.progress();
@@ -152,12 +208,24 @@ export class Submission {
     return w;
   }
 
-  /** One more DMA submitted: onProgress every 256 of them and at the last. */
+  /** One more DMA submitted: every 256 of them and at the last, the pairs written and onProgress. */
   private progress(): void {
     const done = ++this.done;
-    if (this.onProgress && (done - this.lastProgress >= 256 || done === this.total)) {
+    if (done - this.lastProgress >= 256 || done === this.total) {
       this.lastProgress = done;
-      this.onProgress(done, this.total);
+      this.flushAll();
+      if (this.onProgress) this.onProgress(done, this.total);
     }
+  }
+}
+
+/** Writes a queue's gathered pairs at its ring tails (the driver's BD writer) and empties them. */
+function flush(fq: FlowQueue): void {
+  const s = fq.stream;
+  if (s.length === 0) return;
+  try {
+    fq.write(s);
+  } finally {
+    s.clear();
   }
 }

@@ -23,5 +23,6 @@ export {
   interpret,
   interpretDma,
   type InterpScratch,
+  type InterpretOptions,
   type InterpretResult,
 } from './interpret.ts';

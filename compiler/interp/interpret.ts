@@ -22,6 +22,8 @@ import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DstReduce } from '../ir/enums.ts';
 import type { Instr, Module } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
+import { CopyPlans, cutStretches, stretchesFor, type Stretches } from './copy-plan.ts';
+import { WrittenMarks } from './marks.ts';
 import { decodeElement, encodeElement, type ImageRegion, type MemoryImage } from './memory.ts';
 import type { DtypeName } from '../ir/enums.ts';
 
@@ -144,12 +146,24 @@ export function elementRuns(
   addr: Float64Array,
   len: Float64Array,
 ): number {
+  const origin = ap.tensor.address + firstElement(ap) * ap.tensor.elemSize;
+  return runsFrom(ap, origin, indexRegionOf(ap, image), addr, len);
+}
+
+/**
+ * elementRuns with every address `origin` plus the element's byte offset from the walk's first
+ * element (p' * partStep + sum(i_k * step_k), times the element size).
+ */
+function runsFrom(
+  ap: AccessPattern,
+  origin: number,
+  idxRegion: ImageRegion | null,
+  addr: Float64Array,
+  len: Float64Array,
+): number {
   const free = ap.free;
   const nFree = free.length >> 1;
-  const start = ap.tensor.address;
   const es = ap.tensor.elemSize;
-  const base = firstElement(ap);
-  const idxRegion = indexRegionOf(ap, image);
   // the innermost dim is walked as one row; the outer ones (nOuter of them) by an odometer
   const rowStep = nFree > 0 ? free[2 * nFree - 2] : 0;
   const rowNum = nFree > 0 ? free[2 * nFree - 1] : 1;
@@ -159,12 +173,12 @@ export function elementRuns(
   let n = -1;
   let next = NaN; // the address that would continue run n
   for (let p = 0; p < ap.partNum; p++) {
-    const rowBase = base + partCoord(ap, idxRegion, p) * ap.partStep;
+    const rowBase = partCoord(ap, idxRegion, p) * ap.partStep;
     if (nOuter > 0) counters.fill(0, 0, nOuter);
     for (;;) {
       let e = rowBase;
       for (let k = 0; k < nOuter; k++) e += counters[k] * free[2 * k];
-      let a = start + e * es;
+      let a = origin + e * es;
       if (rowStep === 1 && rowNum > 0) {
         // a row of step 1 is one run of rowNum elements (or continues the last one)
         if (a === next) len[n] += rowNum;
@@ -196,12 +210,22 @@ export function elementRuns(
   return n + 1;
 }
 
-/** Scratch arrays of the interpreter, grown as needed (element addresses or runs of each side). */
+/**
+ * Scratch of the interpreter, grown as needed: element addresses or runs of each side, a copy's
+ * stretches, and the stretch lists kept per pair of pattern shapes (none kept without `plans`).
+ */
 export interface InterpScratch {
   src: Float64Array;
   dst: Float64Array;
   srcLen?: Float64Array;
   dstLen?: Float64Array;
+  stretches?: Stretches;
+  plans?: CopyPlans;
+  /**
+   * Where a copy marks the bytes it writes when given (written masks then complete only after
+   * `marks.flush()`); without it, each copy fills the mask itself.
+   */
+  marks?: WrittenMarks;
 }
 
 /**
@@ -235,8 +259,8 @@ export function interpretDma(
   const op = I.dstReduce;
   // every element of a tensor lies in the tensor's region
   const sr = image.region(st.address, st.byteSize);
-  const dr = image.region(dt.address, dt.byteSize);
-  const di = image.regions.indexOf(dr);
+  const di = image.regionIndex(dt.address, dt.byteSize);
+  const dr = image.regions[di];
   const mask = written ? written[di] : null;
   if (st.dtype === dt.dtype && op === DstReduce.none) {
     copyRuns(I, image, sr, dr, mask, n, scratch);
@@ -254,7 +278,7 @@ export function interpretDma(
 /** The scratch array `key` of at least n entries (a new one when there is no scratch). */
 function scratchOf(
   s: InterpScratch | undefined,
-  key: keyof InterpScratch,
+  key: 'src' | 'dst' | 'srcLen' | 'dstLen',
   n: number,
 ): Float64Array {
   if (s === undefined) return new Float64Array(n);
@@ -267,11 +291,11 @@ function scratchOf(
 }
 
 /**
- * A copy DMA of n elements: both walks as runs (computed before anything moves; index tensors are
- * read-only), then, in walk order, each stretch contiguous on both sides (the longest from the
- * current element: the rest of the shorter of the two current runs) in one byte copy when it lies
- * in its regions and its source is not overwritten ahead of being read; otherwise its first
- * element alone, and the stretch from the next element again.
+ * A copy DMA of n elements: its stretches (compiler/interp/copy-plan.ts; from both walks' runs,
+ * computed before anything moves, index tensors being read-only; or the plan kept for the two
+ * patterns' shapes), then, in walk order, each stretch in one byte copy when it lies in its
+ * regions and its source is not overwritten ahead of being read; otherwise its first element
+ * alone, and the rest of the stretch from the next element again.
  */
 function copyRuns(
   I: Instr,
@@ -282,58 +306,65 @@ function copyRuns(
   n: number,
   scratch: InterpScratch | undefined,
 ): void {
-  const ses = I.src!.tensor.elemSize;
-  const des = I.dst!.tensor.elemSize;
-  const sAddr = scratchOf(scratch, 'src', n);
-  const sLen = scratchOf(scratch, 'srcLen', n);
-  const dAddr = scratchOf(scratch, 'dst', n);
-  const dLen = scratchOf(scratch, 'dstLen', n);
-  elementRuns(I.src!, image, sAddr, sLen);
-  elementRuns(I.dst!, image, dAddr, dLen);
+  const src = I.src!;
+  const dst = I.dst!;
+  const es = src.tensor.elemSize; // the destination's too: a copy keeps its dtype
+  // the stretches count bytes from the walks' first elements
+  const sOrigin = src.tensor.address + firstElement(src) * es;
+  const dOrigin = dst.tensor.address + firstElement(dst) * es;
+  const plans = scratch !== undefined && scratch.plans !== undefined ? scratch.plans : null;
+  const marks = scratch !== undefined && scratch.marks !== undefined ? scratch.marks : null;
+  const plan = plans !== null ? plans.get(src, dst) : null;
+  let st: Stretches;
+  let count: number;
+  if (plan !== null) {
+    st = plan.stretches;
+    count = plan.count;
+  } else {
+    const sAddr = scratchOf(scratch, 'src', n);
+    const sLen = scratchOf(scratch, 'srcLen', n);
+    const dAddr = scratchOf(scratch, 'dst', n);
+    const dLen = scratchOf(scratch, 'dstLen', n);
+    runsFrom(src, 0, indexRegionOf(src, image), sAddr, sLen);
+    runsFrom(dst, 0, indexRegionOf(dst, image), dAddr, dLen);
+    st = stretchesFor(scratch !== undefined ? (scratch.stretches ?? null) : null, n);
+    if (scratch !== undefined) scratch.stretches = st;
+    count = cutStretches(sAddr, sLen, dAddr, dLen, n, es, st);
+    if (plans !== null && plans.canHold(src, dst, count)) plans.put(src, dst, st, count);
+  }
   const sb = sr.bytes;
   const db = dr.bytes;
   const same = sb === db;
   // both regions in one arena: a stretch moves within it (no view per stretch)
-  const arena =
-    image.arena !== null && sb.buffer === image.arena.buffer && db.buffer === image.arena.buffer
-      ? image.arena
-      : null;
-  const sAt = arena !== null ? sb.byteOffset - arena.byteOffset : 0;
-  const dAt = arena !== null ? db.byteOffset - arena.byteOffset : 0;
+  const sIn = image.arenaOffset(sb);
+  const dIn = image.arenaOffset(db);
+  const arena = sIn >= 0 && dIn >= 0 ? image.arena : null;
+  const sAt = arena !== null ? sIn : 0;
+  const dAt = arena !== null ? dIn : 0;
+  const sRel = st.src;
+  const dRel = st.dst;
+  const runs = st.run;
   let i = 0;
-  // current run of each side, and how far into it the copy is
-  let sk = 0;
-  let dk = 0;
-  let sIn = 0;
-  let dIn = 0;
-  while (i < n) {
-    const sLeft = sLen[sk] - sIn;
-    const dLeft = dLen[dk] - dIn;
-    const run = sLeft < dLeft ? sLeft : dLeft;
-    const sa = sAddr[sk] + sIn * ses;
-    const da = dAddr[dk] + dIn * des;
-    const so = sa - sr.base;
-    const dOff = da - dr.base;
-    const len = run * ses;
-    const inside = so >= 0 && so + len <= sr.size && dOff >= 0 && dOff + len <= dr.size;
-    let step = 1;
-    if (run > 1 && inside && !(same && so < dOff && dOff < so + len)) {
-      if (arena !== null) arena.copyWithin(dAt + dOff, sAt + so, sAt + so + len);
-      else if (same) db.copyWithin(dOff, so, so + len);
-      else db.set(sb.subarray(so, so + len), dOff);
-      if (mask) mask.fill(1, dOff, dOff + len);
-      step = run;
-    } else moveElement(I, i, sa, da, sr, dr, true, DstReduce.none, mask);
-    i += step;
-    sIn += step;
-    dIn += step;
-    if (sIn === sLen[sk]) {
-      sk++;
-      sIn = 0;
-    }
-    if (dIn === dLen[dk]) {
-      dk++;
-      dIn = 0;
+  for (let k = 0; k < count; k++) {
+    let sa = sOrigin + sRel[k];
+    let da = dOrigin + dRel[k];
+    for (let run = runs[k]; run > 0; run--, i++, sa += es, da += es) {
+      const so = sa - sr.base;
+      const dOff = da - dr.base;
+      const len = run * es;
+      const inside = so >= 0 && so + len <= sr.size && dOff >= 0 && dOff + len <= dr.size;
+      if (run > 1 && inside && !(same && so < dOff && dOff < so + len)) {
+        if (arena !== null) arena.copyWithin(dAt + dOff, sAt + so, sAt + so + len);
+        else if (same) db.copyWithin(dOff, so, so + len);
+        else db.set(sb.subarray(so, so + len), dOff);
+        if (mask !== null) {
+          if (marks !== null) marks.mark(mask, dOff, dOff + len);
+          else mask.fill(1, dOff, dOff + len);
+        }
+        i += run;
+        break;
+      }
+      moveElement(I, i, sa, da, sr, dr, true, DstReduce.none, mask);
     }
   }
 }
@@ -379,13 +410,28 @@ function moveElement(
   if (mask) for (let b = 0; b < des; b++) mask[dOff + b] = 1;
 }
 
+export interface InterpretOptions {
+  /**
+   * Keep each copy's stretches per pair of access-pattern shapes for the next DMA of the pair
+   * (default true). The same bytes, masks and errors either way; false cuts every DMA's anew.
+   */
+  plans?: boolean;
+}
+
 /** Runs every DMA of the program on `image` (changed in place). */
-export function interpret(m: Module, image: MemoryImage): InterpretResult {
+export function interpret(
+  m: Module,
+  image: MemoryImage,
+  opts: InterpretOptions = {},
+): InterpretResult {
   const written = image.regions.map((r) => new Uint8Array(r.size));
   let dmas = 0;
   let elements = 0;
   let bytes = 0;
   const scratch: InterpScratch = { src: new Float64Array(4096), dst: new Float64Array(4096) };
+  if (opts.plans !== false) scratch.plans = new CopyPlans();
+  const marks = new WrittenMarks();
+  scratch.marks = marks;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
       const iterations = bb.loop ? bb.loop.iterations : 1;
@@ -400,5 +446,6 @@ export function interpret(m: Module, image: MemoryImage): InterpretResult {
       }
     }
   }
+  marks.flush();
   return { image, written, dmas, elements, bytes };
 }

@@ -18,6 +18,9 @@ export interface ImageRegion {
   bytes: Uint8Array;
 }
 
+/** Byte arrays a MemoryImage remembers the arena offset of (a program has few regions). */
+const MAX_SEEN = 64;
+
 /**
  * A set of byte arrays at device addresses (the program's regions). An image may hold all its
  * regions in one byte array, its `arena` (each region's bytes a view of it), so that bytes move
@@ -26,6 +29,9 @@ export interface ImageRegion {
 export class MemoryImage {
   readonly regions: ImageRegion[];
   readonly arena: Uint8Array | null;
+  /** Byte arrays arenaOffset was asked about, and its answers. */
+  private readonly seen: Uint8Array[] = [];
+  private readonly seenAt: number[] = [];
 
   /** `arena`: the byte array every region's bytes are a view of (or null). */
   constructor(regions: ImageRegion[], arena: Uint8Array | null = null) {
@@ -33,18 +39,48 @@ export class MemoryImage {
     this.arena = arena;
   }
 
+  /**
+   * Where `bytes` (a region's bytes) starts in the arena: its byte offset there when it is a view
+   * of the arena's buffer, else -1 (also without an arena). Remembered per byte array.
+   */
+  arenaOffset(bytes: Uint8Array): number {
+    const a = this.arena;
+    if (a === null) return -1;
+    const seen = this.seen;
+    for (let i = 0; i < seen.length; i++) if (seen[i] === bytes) return this.seenAt[i];
+    const at = bytes.buffer === a.buffer ? bytes.byteOffset - a.byteOffset : -1;
+    if (seen.length < MAX_SEEN) {
+      seen.push(bytes);
+      this.seenAt.push(at);
+    }
+    return at;
+  }
+
   /** The region holding [addr, addr + len), or undefined. */
   find(addr: number, len: number): ImageRegion | undefined {
-    for (const r of this.regions) {
-      if (addr >= r.base && addr + len <= r.base + r.size) return r;
+    const i = this.indexOf(addr, len);
+    return i >= 0 ? this.regions[i] : undefined;
+  }
+
+  /** The index in `regions` of the region holding [addr, addr + len), or -1. */
+  indexOf(addr: number, len: number): number {
+    const regions = this.regions;
+    for (let i = 0; i < regions.length; i++) {
+      const r = regions[i];
+      if (addr >= r.base && addr + len <= r.base + r.size) return i;
     }
-    return undefined;
+    return -1;
   }
 
   /** The region holding the range; throws MEMORY_UNMAPPED otherwise. */
   region(addr: number, len: number): ImageRegion {
-    const r = this.find(addr, len);
-    if (r === undefined) {
+    return this.regions[this.regionIndex(addr, len)];
+  }
+
+  /** indexOf for a range some region must hold; throws MEMORY_UNMAPPED otherwise. */
+  regionIndex(addr: number, len: number): number {
+    const r = this.indexOf(addr, len);
+    if (r < 0) {
       throw new NxdmaError(
         'MEMORY_UNMAPPED',
         `${hex(addr)}+${len} lies outside every declared region`,

@@ -5,6 +5,7 @@
  * stride-permutation transposes), scalar and vector dynamic offsets, QoS classes, DMA-engine
  * fan-outs, trigger engines, compute instructions and loop bodies.
  */
+import fc from 'fast-check';
 import { ProgramBuilder, type APArgs, type BlockBuilder } from '../../compiler/ir/builder.ts';
 import type { DtypeName } from '../../compiler/ir/enums.ts';
 import type { Program } from '../../compiler/ir/program.ts';
@@ -15,6 +16,16 @@ export interface RandomKnobs {
   /** Enable DGE levels (SWDGE / HWDGE routes). */
   dge: boolean;
   arch: 30 | 40;
+}
+
+/** Knobs for randomProgram: any seed, 1..maxDmas DMAs, DGE levels or not, either arch. */
+export function randomKnobs(maxDmas = 14): fc.Arbitrary<RandomKnobs> {
+  return fc.record({
+    seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+    dmas: fc.integer({ min: 1, max: maxDmas }),
+    dge: fc.boolean(),
+    arch: fc.constantFrom(30 as const, 40 as const),
+  });
 }
 
 /** mulberry32 */

@@ -20,7 +20,7 @@ import {
 } from '../../../compiler/interp/index.ts';
 import { MemoryImage as Image } from '../../../compiler/interp/memory.ts';
 import { compileProgram } from '../../../compiler/passes/pipeline.ts';
-import { randomProgram } from '../../flow/random-program.ts';
+import { randomKnobs, randomProgram } from '../../flow/random-program.ts';
 
 function program(body: (bb: BlockBuilder) => void, loop?: number): Module {
   const b = new ProgramBuilder({ name: 'interp', arch: 30 });
@@ -432,12 +432,7 @@ describe('reference interpreter: contiguous runs', () => {
   });
 
   it('moves the same bytes with its regions in one arena as in separate arrays, on many programs', () => {
-    const knobs = fc.record({
-      seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
-      dmas: fc.integer({ min: 1, max: 14 }),
-      dge: fc.boolean(),
-      arch: fc.constantFrom(30 as const, 40 as const),
-    });
+    const knobs = randomKnobs();
     // byte arrays compared whole (the regions are large for toEqual)
     const same = (x: Uint8Array[], y: Uint8Array[]) =>
       x.length === y.length &&
