@@ -75,6 +75,11 @@ export class Arbiter {
   /** Scratch of one `select`: the ready queues, ascending, and how many. */
   private readonly list: Int16Array;
   private nReady = 0;
+  /** The DWRR mode's powers of two (powersOf): for inc_factor, weight_inc. */
+  private incFactor = NaN;
+  private weightInc = NaN;
+  private unit = 1;
+  private g = 1;
 
   /** The round-robin pointer of forceRR mode: the queue `select` granted last (-1: none yet). */
   get lastRoundRobin(): number {
@@ -206,7 +211,7 @@ export class Arbiter {
     if (g === 1) return Math.ceil(need / quantum);
     let t = 0;
     let got = 0;
-    let next = quantum * g ** this.rounds[q];
+    let next = quantum * this.growth(q, g);
     while (got < need) {
       got += next;
       next *= g;
@@ -218,7 +223,23 @@ export class Arbiter {
   /** Units `turns` turns credit queue q (growing by `g` per turn from its current round). */
   private creditFor(q: number, turns: number, quantum: number, g: number): number {
     if (g === 1) return turns * quantum;
-    return (quantum * g ** this.rounds[q] * (g ** turns - 1)) / (g - 1);
+    return (quantum * this.growth(q, g) * (g ** turns - 1)) / (g - 1);
+  }
+
+  /** g^rounds[q]: how much queue q's quantum has grown (1 on its first turn, x^0 being 1). */
+  private growth(q: number, g: number): number {
+    const r = this.rounds[q];
+    return r === 0 ? 1 : g ** r;
+  }
+
+  /** 2^inc_factor and 2^weight_inc of `mode` (computed again only when they change). */
+  private powersOf(mode: ArbiterMode): void {
+    const w = mode.weightInc ?? 0;
+    if (mode.incFactor === this.incFactor && w === this.weightInc) return;
+    this.incFactor = mode.incFactor;
+    this.weightInc = w;
+    this.unit = 2 ** mode.incFactor;
+    this.g = 2 ** w;
   }
 
   /**
@@ -246,8 +267,9 @@ export class Arbiter {
     } else if (holder >= 0 && qos[holder] === level) {
       deficit[holder] = 0;
     }
-    const unit = 2 ** mode.incFactor;
-    const g = 2 ** (mode.weightInc ?? 0);
+    this.powersOf(mode);
+    const unit = this.unit;
+    const g = this.g;
     // Count the ready queues of this level (the turn order has `m` positions).
     const list = this.list;
     const k = this.nReady;
