@@ -135,11 +135,7 @@ export class Arbiter {
   select(mode: ArbiterMode, mask = -1): number {
     const n = this.queues;
     const byMask = mask >= 0 && n <= 31;
-    if (mode.forceRR && byMask) {
-      const q = nextBit(mask, this.rrLast);
-      if (q >= 0) this.rrLast = q;
-      return q;
-    }
+    if (mode.forceRR && byMask) return this.selectRoundRobin(mask);
     // The ready queues, ascending.
     const list = this.list;
     let k = 0;
@@ -174,6 +170,13 @@ export class Arbiter {
       return s;
     }
     return this.selectDwrr(level, mode);
+  }
+
+  /** select() in forceRR mode over the ready queues of `mask` (queues < 32). */
+  selectRoundRobin(mask: number): number {
+    const q = nextBit(mask, this.rrLast);
+    if (q >= 0) this.rrLast = q;
+    return q;
   }
 
   /**

@@ -54,8 +54,6 @@ class StreamHalf {
   /** The region holding each queue's ring, and the ring's byte offset in it. */
   readonly reg: (MemoryRegion | undefined)[];
   readonly at: Float64Array;
-  /** The region holding each candidate's head packet buffer (checked when its head was looked at). */
-  readonly buf: (MemoryRegion | null)[];
   /** One step's prefetch grants (first slot, descriptors) and where they leave the fetch. */
   grants = new Int32Array(2 * 65);
   nextOff = 0;
@@ -78,7 +76,6 @@ class StreamHalf {
     this.cfg = cfg;
     this.reg = new Array<MemoryRegion | undefined>(n).fill(undefined);
     this.at = new Float64Array(n);
-    this.buf = new Array<MemoryRegion | null>(n).fill(null);
     this.headSeq = new Int32Array(n);
     this.fetchSeq = new Int32Array(n);
   }
@@ -162,11 +159,8 @@ function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boo
     const te = sc.tx.at2(q, 0);
     const re = sc.rx.at2(q, 0);
     if (len === 0 || (sc.rx.w0s[re] & LEN_MASK || 65536) < len) return false;
-    const sr = regionOf(p, c.srcRegion, sc.tx.addrs[te], len);
-    const dr = regionOf(p, c.dstRegion, sc.rx.addrs[re], len);
-    if (sr === undefined || dr === undefined) return false;
-    sc.tx.buf[q] = sr;
-    sc.rx.buf[q] = dr;
+    if (regionOf(p, c.srcRegion, sc.tx.addrs[te], len) === undefined) return false;
+    if (regionOf(p, c.dstRegion, sc.rx.addrs[re], len) === undefined) return false;
   }
   return true;
 }
@@ -300,8 +294,6 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   let servedQueues = 0;
   let touched = 1 << q;
   let served = 0;
-  const txBuf = sc.tx.buf;
-  const rxBuf = sc.rx.buf;
   while (served < budget) {
     const bit = 1 << q;
     // -- Everything this step needs, checked before anything changes. --
@@ -309,8 +301,6 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     // RX buffer, both buffers inside a region (every other candidate's head was checked so).
     const drained = tx.tailOff[q] === tx.headOff[q] && tx.tailRid[q] === tx.headRid[q];
     let len = 0;
-    let sr: MemoryRegion | undefined;
-    let dr: MemoryRegion | undefined;
     if (!drained) {
       if (txf.count[q] === 0 || rxf.count[q] === 0) break;
       const te = q * cap + (tSeq[q] & mask);
@@ -320,10 +310,8 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
       len = w0 & LEN_MASK || (zeroIs64k ? 65536 : 0);
       if (len === 0) break;
       if ((rw0s[re] & LEN_MASK || 65536) < len) break; // (its FIFO's RX bytes then cover it)
-      sr = regionOf(p, txBuf[q] ?? sReg, taddrs[te], len);
-      if (sr === undefined) break;
-      dr = regionOf(p, rxBuf[q] ?? dReg, raddrs[re], len);
-      if (dr === undefined) break;
+      if (regionOf(p, sReg, taddrs[te], len) === undefined) break;
+      if (regionOf(p, dReg, raddrs[re], len) === undefined) break;
     }
     const cand = drained ? p.cand & ~bit : p.cand;
     if (cand === 0) break;
@@ -351,8 +339,6 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     } else {
       p.headDescs[q] = 1;
       p.headBytes[q] = len;
-      txBuf[q] = sr!;
-      rxBuf[q] = dr!;
     }
     // The TX prefetch, then the RX prefetch: only q may be granted.
     if ((p.work & p.txCheck) !== 0) {
@@ -376,14 +362,15 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
       p.setReady(cand);
       if (!drained) arb.cost[q] = len;
     }
-    const n = arb.select(p.mode, cand);
+    const n = maskOnly ? arb.selectRoundRobin(cand) : arb.select(p.mode, cand);
     const nLen = p.headBytes[n];
     const te = n * cap + (tSeq[n] & mask);
     const re = n * cap + (rSeq[n] & mask);
     const txW0 = tw0s[te];
     const rxW0 = rw0s[re];
-    const nsr = txBuf[n]!;
-    const ndr = rxBuf[n]!;
+    // (found: checked when n's head was looked at)
+    const nsr = regionOf(p, sReg, taddrs[te], nLen)!;
+    const ndr = regionOf(p, dReg, raddrs[re], nLen)!;
     c.srcRegion = sReg = nsr;
     c.dstRegion = dReg = ndr;
     copyBytes(nsr, taddrs[te] - nsr.base, ndr, raddrs[re] - ndr.base, nLen);
