@@ -33,7 +33,6 @@
 import { LEN_CTRL } from '../../csr/formats/bd.ts';
 import { inFlight, nextRingId } from '../../csr/formats/ring.ts';
 import type { MemoryRegion } from '../memory.ts';
-import { nextBit } from './arbiter.ts';
 import { STAGE_SCHEDULER, W_CANDIDATE, W_OTHER, type ArbitrationPipeline } from './arbitration.ts';
 import type { HalfConfig } from './config.ts';
 import { TWO_POW_32, advanceSlot, writeHead, type HalfState } from './core.ts';
