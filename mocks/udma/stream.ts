@@ -300,6 +300,8 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     // RX buffer, both buffers inside a region (every other candidate's head was checked so).
     const drained = tx.tailOff[q] === tx.headOff[q] && tx.tailRid[q] === tx.headRid[q];
     let len = 0;
+    let qsr: MemoryRegion | undefined;
+    let qdr: MemoryRegion | undefined;
     if (!drained) {
       if (txf.count[q] === 0 || rxf.count[q] === 0) break;
       const te = q * cap + (tSeq[q] & mask);
@@ -309,8 +311,10 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
       len = w0 & LEN_MASK || (zeroIs64k ? 65536 : 0);
       if (len === 0) break;
       if ((rw0s[re] & LEN_MASK || 65536) < len) break; // (its FIFO's RX bytes then cover it)
-      if (regionOf(p, sReg, taddrs[te], len) === undefined) break;
-      if (regionOf(p, dReg, raddrs[re], len) === undefined) break;
+      qsr = regionOf(p, sReg, taddrs[te], len);
+      if (qsr === undefined) break;
+      qdr = regionOf(p, dReg, raddrs[re], len);
+      if (qdr === undefined) break;
     }
     const cand = drained ? p.cand & ~bit : p.cand;
     if (cand === 0) break;
@@ -367,9 +371,9 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     const re = n * cap + (rSeq[n] & mask);
     const txW0 = tw0s[te];
     const rxW0 = rw0s[re];
-    // (found: checked when n's head was looked at)
-    const nsr = regionOf(p, sReg, taddrs[te], nLen)!;
-    const ndr = regionOf(p, dReg, raddrs[re], nLen)!;
+    // (found: checked when n's head was looked at, which for q was this step)
+    const nsr = n === q && qsr !== undefined ? qsr : regionOf(p, sReg, taddrs[te], nLen)!;
+    const ndr = n === q && qdr !== undefined ? qdr : regionOf(p, dReg, raddrs[re], nLen)!;
     c.srcRegion = sReg = nsr;
     c.dstRegion = dReg = ndr;
     copyBytes(nsr, taddrs[te] - nsr.base, ndr, raddrs[re] - ndr.base, nLen);
