@@ -25,6 +25,24 @@ import { RingProducer, type RingGuard } from './ring.ts';
 // An imported binding copied into a module constant (a plain local on the hot path).
 const doorbells = ringDoorbells;
 
+/** A batch's private snapshot (plain arrays: small integers stay unboxed). */
+interface BatchSnapshot {
+  src: number[];
+  dst: number[];
+  bytes: number[];
+  flags: number[];
+}
+
+function newSnapshot(): BatchSnapshot {
+  return { src: [], dst: [], bytes: [], flags: [] };
+}
+
+/**
+ * The snapshot every queue's copyBatch reuses, so that its arrays grow once and not once per
+ * queue; a batch submitted while another batch is being read (from a getter) takes its own.
+ */
+let spareSnapshot: BatchSnapshot | null = newSnapshot();
+
 function copyRings(r: QueueRings): QueueRings {
   return { tx: { base: r.tx.base, size: r.tx.size }, rx: { base: r.rx.base, size: r.rx.size } };
 }
@@ -246,7 +264,18 @@ export class CopyQueue {
     // Every copy takes at least one descriptor: a batch longer than a ring never fits (and the
     // snapshot stays bounded by the ring size).
     if (count > this.txp.size || count > this.rxp.size) throw this.batchTooBig(count, count);
-    const b = this.snap;
+    const b = spareSnapshot ?? newSnapshot();
+    spareSnapshot = null;
+    try {
+      return this.submitBatch(copies, count, b);
+    } finally {
+      spareSnapshot = b;
+    }
+  }
+
+  /** copyBatch from `count` entries of `copies` through the snapshot `b`. */
+  private submitBatch(copies: readonly CopyRequest[], count: number, b: BatchSnapshot): number {
+    const where = this.where;
     const bs = b.src;
     const bd = b.dst;
     const bb = b.bytes;
@@ -283,14 +312,6 @@ export class CopyQueue {
     this.ops.refused += count;
     return this.checks.batchTooBig(this.txp, this.rxp, n, count);
   }
-
-  /** Reused snapshot of a batch (plain arrays: small integers stay unboxed). */
-  private readonly snap = {
-    src: [] as number[],
-    dst: [] as number[],
-    bytes: [] as number[],
-    flags: [] as number[],
-  };
 
   /**
    * Writes one copy's descriptors (room already checked) and queues its completion entry. Returns

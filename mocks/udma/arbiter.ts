@@ -72,6 +72,14 @@ export class Arbiter {
   private readonly strictLast: Int16Array;
   /** Round-robin pointer in forceRR mode: the queue served last (-1: none yet). */
   private rrLast = -1;
+  /** Scratch of one `select`: the ready queues, ascending, and how many. */
+  private readonly list: Int16Array;
+  private nReady = 0;
+  /** The DWRR mode's powers of two (powersOf): for inc_factor, weight_inc. */
+  private incFactor = NaN;
+  private weightInc = NaN;
+  private unit = 1;
+  private g = 1;
 
   /** The round-robin pointer of forceRR mode: the queue `select` granted last (-1: none yet). */
   get lastRoundRobin(): number {
@@ -92,6 +100,7 @@ export class Arbiter {
     this.rounds = new Float64Array(queues);
     this.levelLast = new Int16Array(MAX_LEVELS).fill(-1);
     this.strictLast = new Int16Array(MAX_LEVELS).fill(-1);
+    this.list = new Int16Array(queues);
   }
 
   /** Back to the reset state: pointers cleared, every deficit set to `initDeficit`. */
@@ -121,21 +130,32 @@ export class Arbiter {
 
   /**
    * The queue to serve next, or -1 when none is ready. Updates pointers and deficits. `mask`, when
-   * given, is `ready` as bits (queues < 32), for a round robin without a scan.
+   * given, is `ready` as bits (queues < 32): the scans then cost O(ready), not O(queues).
    */
   select(mode: ArbiterMode, mask = -1): number {
     const n = this.queues;
-    const ready = this.ready;
+    const byMask = mask >= 0 && n <= 31;
+    if (mode.forceRR && byMask) return this.selectRoundRobin(mask);
+    // The ready queues, ascending.
+    const list = this.list;
+    let k = 0;
+    if (byMask) {
+      for (let b = mask; b !== 0; b &= b - 1) list[k++] = 31 - Math.clz32(b & -b);
+    } else {
+      const ready = this.ready;
+      for (let q = 0; q < n; q++) if (ready[q] !== 0) list[k++] = q;
+    }
+    this.nReady = k;
     if (mode.forceRR) {
-      const q =
-        mask >= 0 && n <= 31 ? nextBit(mask, this.rrLast) : this.nextReady(this.rrLast, -1, false);
+      const q = this.nextReady(this.rrLast, -1, false);
       if (q >= 0) this.rrLast = q;
       return q;
     }
     // Strict priority between levels: the highest q_qos among ready queues.
     let level = -1;
-    for (let q = 0; q < n; q++) {
-      if (ready[q] !== 0 && this.qos[q] > level) level = this.qos[q];
+    for (let i = 0; i < k; i++) {
+      const l = this.qos[list[i]];
+      if (l > level) level = l;
     }
     if (level < 0) return -1;
     if (!mode.enDwrr) {
@@ -152,15 +172,36 @@ export class Arbiter {
     return this.selectDwrr(level, mode);
   }
 
+  /** select() in forceRR mode over the ready queues of `mask` (queues < 32). */
+  selectRoundRobin(mask: number): number {
+    const q = nextBit(mask, this.rrLast);
+    if (q >= 0) this.rrLast = q;
+    return q;
+  }
+
+  /**
+   * Where circular order after queue `after` starts in the ready list: the index of the first
+   * ready queue above it (0 when there is none: the order wraps).
+   */
+  private firstAfter(after: number): number {
+    const list = this.list;
+    const k = this.nReady;
+    let i = 0;
+    while (i < k && list[i] <= after) i++;
+    return i === k ? 0 : i;
+  }
+
   /**
    * First ready queue after `after` in circular order (restricted to `level` when >= 0, and to
    * the strict queues when `strictOnly`).
    */
   private nextReady(after: number, level: number, strictOnly: boolean): number {
-    const n = this.queues;
-    for (let i = 1; i <= n; i++) {
-      const q = (after + i + n) % n;
-      if (this.ready[q] === 0 || (level >= 0 && this.qos[q] !== level)) continue;
+    const list = this.list;
+    const k = this.nReady;
+    const start = this.firstAfter(after);
+    for (let j = 0; j < k; j++) {
+      const q = list[start + j < k ? start + j : start + j - k];
+      if (level >= 0 && this.qos[q] !== level) continue;
       if (strictOnly && this.strict[q] === 0) continue;
       return q;
     }
@@ -173,7 +214,7 @@ export class Arbiter {
     if (g === 1) return Math.ceil(need / quantum);
     let t = 0;
     let got = 0;
-    let next = quantum * g ** this.rounds[q];
+    let next = quantum * this.growth(q, g);
     while (got < need) {
       got += next;
       next *= g;
@@ -185,7 +226,23 @@ export class Arbiter {
   /** Units `turns` turns credit queue q (growing by `g` per turn from its current round). */
   private creditFor(q: number, turns: number, quantum: number, g: number): number {
     if (g === 1) return turns * quantum;
-    return (quantum * g ** this.rounds[q] * (g ** turns - 1)) / (g - 1);
+    return (quantum * this.growth(q, g) * (g ** turns - 1)) / (g - 1);
+  }
+
+  /** g^rounds[q]: how much queue q's quantum has grown (1 on its first turn, x^0 being 1). */
+  private growth(q: number, g: number): number {
+    const r = this.rounds[q];
+    return r === 0 ? 1 : g ** r;
+  }
+
+  /** 2^inc_factor and 2^weight_inc of `mode` (computed again only when they change). */
+  private powersOf(mode: ArbiterMode): void {
+    const w = mode.weightInc ?? 0;
+    if (mode.incFactor === this.incFactor && w === this.weightInc) return;
+    this.incFactor = mode.incFactor;
+    this.weightInc = w;
+    this.unit = 2 ** mode.incFactor;
+    this.g = 2 ** w;
   }
 
   /**
@@ -198,12 +255,9 @@ export class Arbiter {
    * it is not ready has nothing queued: its deficit drops to 0, as DRR does for an empty queue.
    */
   private selectDwrr(level: number, mode: ArbiterMode): number {
-    const n = this.queues;
     const ready = this.ready;
     const qos = this.qos;
     const deficit = this.deficit;
-    const unit = 2 ** mode.incFactor;
-    const g = 2 ** (mode.weightInc ?? 0);
     const cap = this.maxDeficit;
     const holder = this.levelLast[level];
     if (holder >= 0 && ready[holder] !== 0 && qos[holder] === level) {
@@ -216,20 +270,25 @@ export class Arbiter {
     } else if (holder >= 0 && qos[holder] === level) {
       deficit[holder] = 0;
     }
+    this.powersOf(mode);
+    const unit = this.unit;
+    const g = this.g;
     // Count the ready queues of this level (the turn order has `m` positions).
+    const list = this.list;
+    const k = this.nReady;
     let m = 0;
-    for (let q = 0; q < n; q++) if (ready[q] !== 0 && qos[q] === level) m++;
+    for (let i = 0; i < k; i++) if (qos[list[i]] === level) m++;
     // (strict queues were served above: none is ready here)
     if (m === 0) return -1;
     // Position of each candidate in turn order: 1..m starting after the holder; the holder (if
     // still a candidate) is last, at position m.
-    const start = holder >= 0 ? holder : -1;
+    const first = this.firstAfter(holder);
     let best = -1;
     let bestTime = Infinity;
     let pos = 0;
-    for (let i = 1; i <= n; i++) {
-      const q = (start + i + n) % n;
-      if (ready[q] === 0 || qos[q] !== level) continue;
+    for (let j = 0; j < k; j++) {
+      const q = list[first + j < k ? first + j : first + j - k];
+      if (qos[q] !== level) continue;
       pos++;
       const quantum = Math.max(this.weight[q], 1) * unit;
       const need = Math.min(mode.pktMode ? 1 : this.cost[q], cap[q]) - deficit[q];
@@ -242,9 +301,9 @@ export class Arbiter {
     }
     // Credit every candidate with the quanta of the turns it had up to and including the winner's.
     pos = 0;
-    for (let i = 1; i <= n; i++) {
-      const q = (start + i + n) % n;
-      if (ready[q] === 0 || qos[q] !== level) continue;
+    for (let j = 0; j < k; j++) {
+      const q = list[first + j < k ? first + j : first + j - k];
+      if (qos[q] !== level) continue;
       pos++;
       if (bestTime >= pos) {
         const turns = Math.floor((bestTime - pos) / m) + 1;

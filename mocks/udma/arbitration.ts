@@ -21,8 +21,8 @@
  * Work is kept O(ready): bit masks of the queues with work and of the candidates, a per-queue
  * candidate state recomputed only for queues something happened to, and the register
  * configuration decoded once per configuration write (config.ts). Runs of single-descriptor
- * packets under the round-robin scheduler go through the streaming path (stream.ts), which shares
- * this state and takes the same decisions without re-deriving them.
+ * packets go through the streaming path (stream.ts), which shares this state and takes the same
+ * decisions without re-deriving them.
  */
 import { Arbiter, type ArbiterMode } from './arbiter.ts';
 import { CompletionLog, CompletionUnit, type CompletionSide } from './completion.ts';
@@ -427,12 +427,8 @@ export class ArbitrationPipeline {
     }
     // The arbiter's per-queue inputs, only for the modes that read them (round robin over the
     // ready mask needs none).
-    if (ready !== this.readyBits && !this.maskOnly) {
-      for (let b = this.readyBits; b !== 0; b &= b - 1) arb.ready[31 - Math.clz32(b & -b)] = 0;
-      for (let b = ready; b !== 0; b &= b - 1) arb.ready[31 - Math.clz32(b & -b)] = 1;
-      this.readyBits = ready;
-    }
     if (!this.maskOnly) {
+      this.setReady(ready);
       for (let b = ready; b !== 0; b &= b - 1) {
         const q = 31 - Math.clz32(b & -b);
         arb.cost[q] = this.headBytes[q];
@@ -461,6 +457,15 @@ export class ArbitrationPipeline {
     }
     this.serve(q, stage);
     return true;
+  }
+
+  /** Sets the arbiter's `ready` inputs to the queues of `ready` (a mask). */
+  setReady(ready: number): void {
+    if (ready === this.readyBits) return;
+    const a = this.arbiter.ready;
+    for (let b = this.readyBits; b !== 0; b &= b - 1) a[31 - Math.clz32(b & -b)] = 0;
+    for (let b = ready; b !== 0; b &= b - 1) a[31 - Math.clz32(b & -b)] = 1;
+    this.readyBits = ready;
   }
 
   /** Writes every waiting completion entry of both halves. True when there were some. */

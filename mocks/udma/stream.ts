@@ -1,25 +1,29 @@
 /**
  * The streaming path of the mock UDMA pipeline: the steps of arbitration.ts for a run of
- * single-descriptor packets under the round-robin scheduler, taken without re-deciding what cannot
- * change. It serves exactly the packets, in exactly the order, with exactly the prefetch grants,
- * head pointers, counters, service-trace entries and cycles the general `step()` produces; it
- * only knows when the general decisions are foregone.
+ * single-descriptor packets, taken without re-deciding what cannot change. It serves exactly the
+ * packets, in exactly the order, with exactly the prefetch grants, head pointers, counters,
+ * arbiter state (round-robin pointers, DWRR deficits), service-trace entries and cycles the
+ * general `step()` produces; it only knows when the general decisions are foregone.
  *
  * When it runs. After a step served a packet on queue p, while
- * - the configuration is decoded, no rate limiter is armed and the scheduler is round robin over
- *   the ready mask (pref_force_rr, at most 31 queues);
+ * - the configuration is decoded, no rate limiter is armed and the engine has at most 31 queues
+ *   (the scheduler is asked over the ready mask, in any of its modes: round robin, strict
+ *   levels, DWRR);
  * - no completion entry waits and no queue with work updates its completion ring;
  * - every queue with work is a scheduler candidate (enabled, not stalled, not paused, its last
- *   fetch found a valid descriptor) whose head packet is one descriptor and whose rings each lie
- *   inside one region, and none but p would be granted a descriptor fetch (the prefetch filled
- *   them as far as its burst rules allow).
+ *   fetch found a valid descriptor) whose head packet is one descriptor whose bytes fit its first
+ *   RX buffer, both buffers inside one region each, whose rings each lie inside one region, and
+ *   none but p would be granted a descriptor fetch (the prefetch filled them as far as its burst
+ *   rules allow).
  * In that state every step is: the look at p's new head packet, p's descriptor fetches (the
- * prefetch arbiters' grants by the burst rules of burstFor), the round-robin grant to the next
- * candidate, and its packet moved within one region on each side into one RX buffer. The path
- * checks each step's conditions before it changes anything (every descriptor the fetches read
- * included) and stops at the first step that does not fit (a packet of several descriptors or RX
- * buffers, a descriptor with a stale ring id, a buffer across a seam or unmapped, an empty FIFO):
- * the general step takes that one from the same state.
+ * prefetch arbiters' grants by the burst rules of burstFor; with one queue asking, the prefetch
+ * arbiter's order decides nothing), the scheduler's grant (`Arbiter.select` over the candidates,
+ * its inputs set as the general step sets them), and the granted packet moved within one region
+ * on each side into one RX buffer. Every candidate's head packet was checked when it was looked
+ * at, so the path checks each step's conditions before it changes anything (every descriptor the
+ * fetches read included) and stops at the first step that does not fit (a packet of several
+ * descriptors or RX buffers, a descriptor with a stale ring id, a buffer across a seam or
+ * unmapped, an empty FIFO): the general step takes that one from the same state.
  *
  * Each descriptor is read from its ring once, when the prefetch grants it (the same moment the
  * general path fetches it, so a ring rewritten by a copy reads the same), and decoded into a
@@ -29,7 +33,6 @@
 import { LEN_CTRL } from '../../csr/formats/bd.ts';
 import { inFlight, nextRingId } from '../../csr/formats/ring.ts';
 import type { MemoryRegion } from '../memory.ts';
-import { nextBit } from './arbiter.ts';
 import { STAGE_SCHEDULER, W_CANDIDATE, W_OTHER, type ArbitrationPipeline } from './arbitration.ts';
 import type { HalfConfig } from './config.ts';
 import { TWO_POW_32, advanceSlot, writeHead, type HalfState } from './core.ts';
@@ -122,7 +125,7 @@ function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boo
   const c = p.c;
   const m = p.m2sCfg;
   const s = p.s2mCfg;
-  if (!p.maskOnly || p.configDirty || m.anyRlArmed || !c.isRunning()) return false;
+  if (c.queues > 31 || p.configDirty || m.anyRlArmed || !c.isRunning()) return false;
   if (p.m2sComp.pending !== 0 || p.s2mComp.pending !== 0) return false;
   const work = p.work;
   if (p.cand !== work || (work & (1 << last)) === 0 || (p.stale & work & ~(1 << last)) !== 0)
@@ -146,6 +149,17 @@ function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boo
   for (const h of [sc.tx, sc.rx]) {
     h.size(m.fifoDepth);
     for (let b = work; b !== 0; b &= b - 1) h.load(31 - Math.clz32(b & -b));
+  }
+  // Every candidate's head packet: bytes, one RX buffer holding them, both buffers in a region.
+  // (`last`'s new head is looked at by the path's first step)
+  for (let b = work & ~(1 << last); b !== 0; b &= b - 1) {
+    const q = 31 - Math.clz32(b & -b);
+    const len = p.headBytes[q];
+    const te = sc.tx.at2(q, 0);
+    const re = sc.rx.at2(q, 0);
+    if (len === 0 || (sc.rx.w0s[re] & LEN_MASK || 65536) < len) return false;
+    if (regionOf(p, c.srcRegion, sc.tx.addrs[te], len) === undefined) return false;
+    if (regionOf(p, c.dstRegion, sc.rx.addrs[re], len) === undefined) return false;
   }
   return true;
 }
@@ -273,6 +287,7 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   const raddrs = sc.rx.addrs;
   const tSeq = sc.tx.headSeq;
   const rSeq = sc.rx.headSeq;
+  const maskOnly = p.maskOnly;
   let sReg = c.srcRegion;
   let dReg = c.dstRegion;
   let servedQueues = 0;
@@ -281,35 +296,28 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   while (served < budget) {
     const bit = 1 << q;
     // -- Everything this step needs, checked before anything changes. --
-    // The look at q's new head packet (classify): drained, or one descriptor with its RX buffer.
+    // The look at q's new head packet (classify): drained, or one descriptor whose bytes fit one
+    // RX buffer, both buffers inside a region (every other candidate's head was checked so).
     const drained = tx.tailOff[q] === tx.headOff[q] && tx.tailRid[q] === tx.headRid[q];
     let len = 0;
+    let qsr: MemoryRegion | undefined;
+    let qdr: MemoryRegion | undefined;
     if (!drained) {
       if (txf.count[q] === 0 || rxf.count[q] === 0) break;
-      const w0 = tw0s[q * cap + (tSeq[q] & mask)];
+      const te = q * cap + (tSeq[q] & mask);
+      const re = q * cap + (rSeq[q] & mask);
+      const w0 = tw0s[te];
       if ((w0 & LAST) === 0) break;
       len = w0 & LEN_MASK || (zeroIs64k ? 65536 : 0);
       if (len === 0) break;
-      const rxCap = rw0s[q * cap + (rSeq[q] & mask)] & LEN_MASK || 65536;
-      if (rxCap < len) break; // (its FIFO's RX bytes then cover the packet)
+      if ((rw0s[re] & LEN_MASK || 65536) < len) break; // (its FIFO's RX bytes then cover it)
+      qsr = regionOf(p, sReg, taddrs[te], len);
+      if (qsr === undefined) break;
+      qdr = regionOf(p, dReg, raddrs[re], len);
+      if (qdr === undefined) break;
     }
     const cand = drained ? p.cand & ~bit : p.cand;
     if (cand === 0) break;
-    // The grant and its packet: one TX descriptor into one RX buffer, each inside one region.
-    const n = nextBit(cand, arb.lastRoundRobin);
-    const nLen = n === q ? len : p.headBytes[n];
-    if (nLen === 0) break;
-    const te = n * cap + (tSeq[n] & mask);
-    const re = n * cap + (rSeq[n] & mask);
-    const txW0 = tw0s[te];
-    const rxW0 = rw0s[re];
-    if ((rxW0 & LEN_MASK || 65536) < nLen) break;
-    const src = taddrs[te];
-    const dst = raddrs[re];
-    const sr = regionOf(p, sReg, src, nLen);
-    if (sr === undefined) break;
-    const dr = regionOf(p, dReg, dst, nLen);
-    if (dr === undefined) break;
     // q's fetches, as the prefetch will grant them, every descriptor they read valid.
     let txGrants = 0;
     let rxGrants = 0;
@@ -351,11 +359,24 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
       }
       p.rxCheck = rxGrants > 0 ? bit : 0;
     }
-    // The scheduler's grant and the packet walk (walk.ts for one descriptor on each side).
-    arb.select(p.mode, cand);
-    c.srcRegion = sReg = sr;
-    c.dstRegion = dReg = dr;
-    copyBytes(sr, src - sr.base, dr, dst - dr.base, nLen);
+    // The scheduler's grant (its inputs as the general step sets them) and the packet walk
+    // (walk.ts for one descriptor on each side).
+    if (!maskOnly) {
+      p.setReady(cand);
+      if (!drained) arb.cost[q] = len;
+    }
+    const n = maskOnly ? arb.selectRoundRobin(cand) : arb.select(p.mode, cand);
+    const nLen = p.headBytes[n];
+    const te = n * cap + (tSeq[n] & mask);
+    const re = n * cap + (rSeq[n] & mask);
+    const txW0 = tw0s[te];
+    const rxW0 = rw0s[re];
+    // (found: checked when n's head was looked at, which for q was this step)
+    const nsr = n === q && qsr !== undefined ? qsr : regionOf(p, sReg, taddrs[te], nLen)!;
+    const ndr = n === q && qdr !== undefined ? qdr : regionOf(p, dReg, raddrs[re], nLen)!;
+    c.srcRegion = sReg = nsr;
+    c.dstRegion = dReg = ndr;
+    copyBytes(nsr, taddrs[te] - nsr.base, ndr, raddrs[re] - ndr.base, nLen);
     txf.count[n]--;
     tSeq[n]++;
     advanceSlot(tx.headOff, tx.headRid, n, m.ringLen[n]);

@@ -68,6 +68,48 @@ describe('private snapshots of batch and ring inputs', () => {
     expect(q.stats().submitted).toBe(1);
   });
 
+  it('copyBatch snapshot: a getter submitting batches on this and another queue while the batch is read changes none of its copies', async () => {
+    const r = rig({ autoRun: 'none' });
+    const { dev, eng } = r;
+    const q0 = eng.initQueue(0, rings(0));
+    const q1 = eng.initQueue(1, rings(1));
+    dev.memory.write(SRC, pattern(0x4000, 3));
+    const inner = (k: number): CopyRequest[] =>
+      Array.from({ length: 4 }, (_, i) => ({
+        src: SRC + 0x2000 + i * 64,
+        dst: DST + 0x10000 * k + i * 64,
+        bytes: 64,
+      }));
+    const batch: CopyRequest[] = Array.from({ length: 6 }, (_, i) => ({
+      src: SRC + i * 256,
+      dst: DST + i * 256,
+      bytes: 256,
+    }));
+    let nested = 0;
+    // Entry 3's source is read after entries 0-2 are in the snapshot: it submits two batches.
+    Object.defineProperty(batch[3], 'src', {
+      get(): number {
+        if (nested++ === 0) {
+          q1.copyBatch(inner(1));
+          q0.copyBatch(inner(2));
+        }
+        return SRC + 3 * 256;
+      },
+    });
+    q0.copyBatch(batch);
+    expect(nested).toBe(1);
+    expect(q0.stats().submitted).toBe(4 + 6);
+    expect(q1.stats().submitted).toBe(4);
+    await eng.waitIdle();
+    const src = readMem(dev, SRC, 0x4000);
+    for (let i = 0; i < 6; i++)
+      expect(same(readMem(dev, DST + i * 256, 256), src.subarray(i * 256, (i + 1) * 256))).toBe(
+        true,
+      );
+    for (const k of [1, 2])
+      expect(same(readMem(dev, DST + 0x10000 * k, 256), src.subarray(0x2000, 0x2100))).toBe(true);
+  });
+
   it('copyBatch reads the length once: a Proxy whose length grows after validation submits only what was validated', async () => {
     const r = rig({ autoRun: 'none' });
     const { dev, eng } = r;

@@ -112,4 +112,50 @@ describe('arbiter (pure)', () => {
     expect(order[0]).toBe(1);
     expect(order.slice(1).sort()).toEqual([0, 0, 2, 2]);
   });
+
+  it('grants the same with the ready queues given as a mask as from its ready array', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 31 }),
+        fc.record({
+          forceRR: fc.boolean(),
+          enDwrr: fc.boolean(),
+          pktMode: fc.boolean(),
+          incFactor: fc.nat({ max: 9 }),
+          weightInc: fc.nat({ max: 3 }),
+        }),
+        fc.array(fc.tuple(fc.nat({ max: 3 }), fc.nat({ max: 20 }), fc.boolean(), fc.nat(3000))),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat({ max: 40 })), {
+          minLength: 1,
+          maxLength: 120,
+        }),
+        (n, mode, perQueue, steps) => {
+          const [byMask, byArray] = [new Arbiter(n), new Arbiter(n)];
+          for (const a of [byMask, byArray]) {
+            perQueue.slice(0, n).forEach(([level, weight, strict, cap], q) => {
+              a.qos[q] = level;
+              a.weight[q] = weight;
+              a.strict[q] = strict && cap % 3 === 0 ? 1 : 0;
+              a.maxDeficit[q] = cap % 4 === 0 ? cap : Infinity;
+            });
+          }
+          for (const [bits, costs, reset] of steps) {
+            const mask = bits & ((2 ** n - 1) | 0);
+            for (const a of [byMask, byArray]) {
+              for (let q = 0; q < n; q++) {
+                a.ready[q] = (mask >>> q) & 1;
+                a.cost[q] = 1 + ((costs * (q + 1)) % 70000);
+              }
+              if (reset < n) a.resetQueue(reset, costs % 500);
+            }
+            expect(byMask.select(mode, mask)).toBe(byArray.select(mode));
+            for (const k of ['deficit', 'rounds'] as const)
+              expect(Array.from(byMask[k])).toEqual(Array.from(byArray[k]));
+          }
+          expect(byMask.lastRoundRobin).toBe(byArray.lastRoundRobin);
+        },
+      ),
+      { seed: 0x5eed, numRuns: 300 },
+    );
+  });
 });

@@ -24,7 +24,7 @@ const COMP = 0x80000;
 type Op =
   | { kind: 'copy'; q: number; bytes: number; chunk: number; dstOff: number; ring: boolean }
   | { kind: 'intoRing'; q: number; slot: number }
-  | { kind: 'cfg'; field: number; q: number; value: number }
+  | { kind: 'cfg'; set: 'base' | 'qos'; field: number; q: number; value: number }
   | { kind: 'bell'; q: number; tx: boolean; n: number }
   | { kind: 'step' }
   | { kind: 'run'; max: number };
@@ -50,7 +50,37 @@ const FIELDS: [m2s: boolean, path: string, max: number, usual: number][] = [
   [true, 'M2S.cfg_len.encode_64k', 1, 1],
 ];
 
-const opArb = (queues: number): fc.Arbitrary<Op> =>
+/**
+ * The scheduler's and the prefetch arbiter's QoS fields (strict priority between q_qos levels,
+ * DWRR within one, the AXI_qos prefetch order) and a few of the fields above, for runs under the
+ * flow's arbitration (prefetch by QoS, DWRR on).
+ */
+const QOS_FIELDS: [m2s: boolean, path: string, max: number, usual: number][] = [
+  [true, 'M2S_rd.desc_pref_cfg_2.pref_force_rr', 1, 0],
+  [true, 'M2S_dwrr.cfg_sched.en_dwrr', 1, 1],
+  [true, 'M2S_dwrr.cfg_sched.pkt_mode_en', 1, 0],
+  [true, 'M2S_dwrr.cfg_sched.inc_factor', 9, 7],
+  [true, 'M2S_dwrr.cfg_sched.weight_inc', 3, 2],
+  [true, 'M2S_dwrr.ctrl_deficit_cnt.init', 3000, 0],
+  [true, 'M2S_Q[{q}].dwrr_cfg_2.q_qos', 3, 1],
+  [true, 'M2S_Q[{q}].dwrr_cfg_3.weight', 20, 12],
+  [true, 'M2S_Q[{q}].dwrr_cfg_1.strict', 1, 0],
+  [true, 'M2S_Q[{q}].dwrr_cfg_1.max_deficit_cnt_size', 3000, 0],
+  [true, 'M2S_Q[{q}].dwrr_cfg_1.pause', 1, 0],
+  [true, 'M2S_Q[{q}].cfg.AXI_qos', 3, 0],
+  [false, 'S2M_Q[{q}].cfg.AXI_qos', 3, 0],
+  [true, 'AXI_M2S_MLA.high_priority.enable', 0xffff, 0],
+  [true, 'M2S_rd.desc_pref_cfg_3.pref_thr', 20, 0],
+  [true, 'M2S_rd.desc_pref_cfg_3.min_burst_above_thr', 6, 1],
+  [true, 'AXI_M2S.desc_rd_cfg_3.max_desc_burst', 10, 8],
+  [true, 'M2S_rd.desc_pref_cfg_2.max_desc_per_pkt', 4, 0],
+  [true, 'M2S_Q[{q}].rate_limit_cfg_1.en', 1, 0],
+  [true, 'M2S_Q[{q}].comp_cfg.en_comp_ring_update', 1, 0],
+];
+
+const FIELD_SETS = { base: FIELDS, qos: QOS_FIELDS };
+
+const opArb = (queues: number, set: 'base' | 'qos' = 'base'): fc.Arbitrary<Op> =>
   fc.oneof(
     {
       weight: 12,
@@ -78,7 +108,8 @@ const opArb = (queues: number): fc.Arbitrary<Op> =>
       weight: 2,
       arbitrary: fc.record({
         kind: fc.constant('cfg' as const),
-        field: fc.nat({ max: FIELDS.length - 1 }),
+        set: fc.constant(set),
+        field: fc.nat({ max: FIELD_SETS[set].length - 1 }),
         q: fc.nat({ max: queues - 1 }),
         value: fc.oneof({ weight: 2, arbitrary: fc.constant(-1) }, fc.nat({ max: 1000 })),
       }),
@@ -163,7 +194,7 @@ function apply(r: Rig, op: Op): unknown {
       return 0;
     }
     case 'cfg': {
-      const [m2s, path, max, usual] = FIELDS[op.field];
+      const [m2s, path, max, usual] = FIELD_SETS[op.set][op.field];
       const full = path.replace('{q}', String(op.q));
       const dot = full.lastIndexOf('.');
       const value = op.value < 0 ? usual : op.value % (max + 1);
@@ -204,55 +235,120 @@ function observe(r: Rig): unknown {
     registers: [u.m2s.words, u.s2m.words].map(digest),
     memory: dev.memory.regions().map((g) => digest(g.bytes)),
     stats: Array.from({ length: r.qps.length }, (_, q) => u.queueStats(q)),
+    arbiter: [u.arbiter.deficit, u.arbiter.rounds, u.arbiter.ready, u.arbiter.cost].map((a) =>
+      Array.from(a),
+    ),
   };
+}
+
+interface Case {
+  queues: number;
+  ring: number;
+  trace: boolean;
+  copies: { q: number; bytes: number }[];
+  firstRun: number;
+  ops: Op[];
+}
+
+const caseArb = (set: 'base' | 'qos'): fc.Arbitrary<Case> =>
+  fc.integer({ min: 1, max: 16 }).chain((queues) =>
+    fc.record({
+      queues: fc.constant(queues),
+      ring: fc.constantFrom(64, 256, 1024),
+      trace: fc.boolean(),
+      copies: fc.array(
+        fc.record({
+          q: fc.nat({ max: queues - 1 }),
+          bytes: fc.integer({ min: 1, max: 512 }),
+        }),
+        { minLength: 10, maxLength: 150 },
+      ),
+      firstRun: fc.integer({ min: 1, max: 100 }),
+      ops: fc.array(opArb(queues, set), { minLength: 10, maxLength: 80 }),
+    }),
+  );
+
+/**
+ * Drives a device with the streaming path on and one with it off through `setup`, a burst of
+ * single-descriptor copies, a first run and the mix, comparing everything after every run.
+ * Returns the packets the streaming path served.
+ */
+function compareRuns(
+  { queues, ring, trace, copies, firstRun, ops }: Case,
+  setup: readonly Op[] = [],
+): number {
+  const fast = rig(queues, ring, true, trace);
+  const slow = rig(queues, ring, false, trace);
+  // A burst of single-descriptor copies first, then the mix.
+  const first: Op[] = copies.map((k, i) => ({
+    kind: 'copy',
+    q: k.q,
+    bytes: k.bytes,
+    chunk: 65536,
+    dstOff: i * 512,
+    ring: true,
+  }));
+  const all: Op[] = [...setup, ...first, { kind: 'run', max: firstRun }, ...ops];
+  for (const op of [...all, { kind: 'run', max: 100_000 } as const]) {
+    expect(apply(fast, op)).toEqual(apply(slow, op));
+    if (op.kind === 'run') expect(observe(fast)).toEqual(observe(slow));
+  }
+  expect(observe(fast)).toEqual(observe(slow));
+  expect(slow.u.packetsStreamed).toBe(0);
+  return fast.u.packetsStreamed;
+}
+
+/** A 'cfg' op of the QoS set writing `value` to field `path` of queue q. */
+function qosCfg(path: string, q: number, value: number): Op {
+  const field = QOS_FIELDS.findIndex((f) => f[1] === path);
+  return { kind: 'cfg', set: 'qos', field, q, value };
 }
 
 describe('the streaming path against the general step', () => {
   it('gives the same results on random copies, doorbells, configuration and runs', () => {
     let streamed = 0;
     fc.assert(
+      fc.property(caseArb('base'), (c) => {
+        streamed += compareRuns(c);
+      }),
+      { numRuns: RUNS },
+    );
+    // The path was taken (a random mix keeps some runs in its state).
+    expect(streamed).toBeGreaterThan(0);
+  });
+
+  it('gives the same results under strict priority, DWRR and the QoS prefetch order', () => {
+    let streamed = 0;
+    fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 16 }).chain((queues) =>
-          fc.record({
-            queues: fc.constant(queues),
-            ring: fc.constantFrom(64, 256, 1024),
-            trace: fc.boolean(),
-            copies: fc.array(
-              fc.record({
-                q: fc.nat({ max: queues - 1 }),
-                bytes: fc.integer({ min: 1, max: 512 }),
-              }),
-              { minLength: 10, maxLength: 150 },
-            ),
-            firstRun: fc.integer({ min: 1, max: 100 }),
-            ops: fc.array(opArb(queues), { minLength: 10, maxLength: 80 }),
-          }),
-        ),
-        ({ queues, ring, trace, copies, firstRun, ops }) => {
-          const fast = rig(queues, ring, true, trace);
-          const slow = rig(queues, ring, false, trace);
-          // A burst of single-descriptor copies first, then the mix.
-          const first: Op[] = copies.map((k, i) => ({
-            kind: 'copy',
-            q: k.q,
-            bytes: k.bytes,
-            chunk: 65536,
-            dstOff: i * 512,
-            ring: true,
-          }));
-          const all: Op[] = [...first, { kind: 'run', max: firstRun }, ...ops];
-          for (const op of [...all, { kind: 'run', max: 100_000 } as const]) {
-            expect(apply(fast, op)).toEqual(apply(slow, op));
-            if (op.kind === 'run') expect(observe(fast)).toEqual(observe(slow));
+        caseArb('qos'),
+        fc.array(fc.tuple(fc.nat({ max: 3 }), fc.nat({ max: 20 }), fc.nat({ max: 3 })), {
+          minLength: 16,
+          maxLength: 16,
+        }),
+        fc.nat({ max: 9 }),
+        fc.nat({ max: 3 }),
+        fc.boolean(),
+        (c, perQueue, incFactor, weightInc, pktMode) => {
+          // The flow's arbitration: prefetch by QoS, DWRR on; levels, weights and AXI_qos drawn.
+          const setup: Op[] = [
+            qosCfg('M2S_rd.desc_pref_cfg_2.pref_force_rr', 0, 0),
+            qosCfg('M2S_dwrr.cfg_sched.en_dwrr', 0, 1),
+            qosCfg('M2S_dwrr.cfg_sched.inc_factor', 0, incFactor),
+            qosCfg('M2S_dwrr.cfg_sched.weight_inc', 0, weightInc),
+            qosCfg('M2S_dwrr.cfg_sched.pkt_mode_en', 0, pktMode ? 1 : 0),
+          ];
+          for (let q = 0; q < c.queues; q++) {
+            const [level, weight, axi] = perQueue[q];
+            setup.push(qosCfg('M2S_Q[{q}].dwrr_cfg_2.q_qos', q, level));
+            setup.push(qosCfg('M2S_Q[{q}].dwrr_cfg_3.weight', q, weight));
+            setup.push(qosCfg('M2S_Q[{q}].cfg.AXI_qos', q, axi));
           }
-          expect(observe(fast)).toEqual(observe(slow));
-          expect(slow.u.packetsStreamed).toBe(0);
-          streamed += fast.u.packetsStreamed;
+          streamed += compareRuns(c, setup);
         },
       ),
       { numRuns: RUNS },
     );
-    // The path was taken (a random mix keeps some runs in its state).
     expect(streamed).toBeGreaterThan(0);
   });
 
@@ -262,6 +358,29 @@ describe('the streaming path against the general step', () => {
       for (const r of [fast, slow]) {
         for (let i = 0; i < 200; i++) {
           for (const qp of r.qps) qp.copy(SRC + i * 64, DST + (qp.q * 200 + i) * 64, 64);
+        }
+        expect(r.dev.runUntilIdle()).toBe(200 * queues);
+      }
+      expect(observe(fast)).toEqual(observe(slow));
+      expect(fast.u.packetsStreamed).toBeGreaterThan(190 * queues);
+    }
+  });
+
+  it('serves a long run under prefetch by QoS, strict levels and DWRR as the general step does', () => {
+    for (const queues of [2, 16]) {
+      const [fast, slow] = [true, false].map((on) => rig(queues, 256, on, true));
+      for (const r of [fast, slow]) {
+        // As the flow programs it: two levels, DWRR weights, an exponential weight increment.
+        apply(r, qosCfg('M2S_rd.desc_pref_cfg_2.pref_force_rr', 0, 0));
+        apply(r, qosCfg('M2S_dwrr.cfg_sched.en_dwrr', 0, 1));
+        apply(r, qosCfg('M2S_dwrr.cfg_sched.weight_inc', 0, 2));
+        for (let q = 0; q < queues; q++) {
+          apply(r, qosCfg('M2S_Q[{q}].dwrr_cfg_2.q_qos', q, q % 2 === 0 ? 3 : 1));
+          apply(r, qosCfg('M2S_Q[{q}].dwrr_cfg_3.weight', q, 12 + (q % 4)));
+        }
+        for (let i = 0; i < 200; i++) {
+          for (const qp of r.qps)
+            qp.copy(SRC + i * 64, DST + (qp.q * 200 + i) * 64, 64 + (i % 5) * 48);
         }
         expect(r.dev.runUntilIdle()).toBe(200 * queues);
       }
