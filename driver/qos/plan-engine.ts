@@ -90,13 +90,18 @@ class EngineWords {
         : { name: s.name, lsb: s.lsb, width: s.width, value, origin, inferred: f.inferred, source };
     // Fields kept in bit order, as a stable sort by lsb of the first-set order would leave them
     // (a field set again keeps its place).
+    // A field above every field set so far is appended: one set before would share its lsb.
     const fs = w.fields;
-    let i = 0;
-    while (i < fs.length && fs[i].name !== s.name && fs[i].lsb <= s.lsb) i++;
-    if (i < fs.length && fs[i].name === s.name) fs[i] = pf;
+    const n = fs.length;
+    if (n === 0 || fs[n - 1].lsb < s.lsb) fs.push(pf);
     else {
-      for (let j = fs.length; j > i; j--) fs[j] = fs[j - 1];
-      fs[i] = pf;
+      let i = 0;
+      while (i < n && fs[i].name !== s.name && fs[i].lsb <= s.lsb) i++;
+      if (i < n && fs[i].name === s.name) fs[i] = pf;
+      else {
+        for (let j = n; j > i; j--) fs[j] = fs[j - 1];
+        fs[i] = pf;
+      }
     }
     const first = this.first[slot];
     if (first === undefined) this.first[slot] = f;
