@@ -19,6 +19,7 @@ import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 import {
   buildQosWrites,
   planQos,
+  type PlannedField,
   type PlanQosOptions,
   type PlannedWrite,
   type QosOrigin,
@@ -119,16 +120,8 @@ function unitOf(device: Device, engine: number): UdmaUnitIO {
 
 function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
   const fs = w.fields;
-  const fields: QosFieldChange[] = [];
-  for (let i = 0; i < fs.length; i++) {
-    const f = fs[i];
-    fields.push({
-      name: f.name,
-      old: old === null ? null : fieldValue(old, f),
-      new: f.value,
-      origin: f.origin,
-    });
-  }
+  const fields: QosFieldChange[] =
+    fs.length === 1 ? [fieldChange(fs[0], old)] : fs.map((f) => fieldChange(f, old));
   return {
     engine: w.engine,
     file: w.file,
@@ -137,6 +130,15 @@ function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
     old,
     new: next,
     fields,
+  };
+}
+
+function fieldChange(f: PlannedField, old: number | null): QosFieldChange {
+  return {
+    name: f.name,
+    old: old === null ? null : fieldValue(old, f),
+    new: f.value,
+    origin: f.origin,
   };
 }
 

@@ -55,26 +55,6 @@ class EngineWords {
         { where: source, expected: `0..${s.max}`, actual: value },
       );
     }
-    const slot = f.slot;
-    let w = this.words[slot];
-    if (w === undefined) {
-      w = {
-        engine: this.engine,
-        file: r.file,
-        path: r.path,
-        offset: r.offset,
-        mask: 0,
-        value: 0,
-        fields: [],
-        complete: false,
-        inferred: NO_INFERRED,
-        reset: r.reset,
-        readMask: r.readMask,
-      };
-      this.words[slot] = w;
-    }
-    w.mask = (w.mask | s.mask) >>> 0;
-    w.value = ((w.value & ~s.mask) | s.place(value)) >>> 0;
     const pf: PlannedField =
       queue !== undefined
         ? {
@@ -88,12 +68,33 @@ class EngineWords {
             source,
           }
         : { name: s.name, lsb: s.lsb, width: s.width, value, origin, inferred: f.inferred, source };
+    const slot = f.slot;
+    const w = this.words[slot];
+    if (w === undefined) {
+      this.words[slot] = {
+        engine: this.engine,
+        file: r.file,
+        path: r.path,
+        offset: r.offset,
+        mask: s.mask >>> 0,
+        value: s.place(value) >>> 0,
+        fields: [pf],
+        complete: false,
+        inferred: NO_INFERRED,
+        reset: r.reset,
+        readMask: r.readMask,
+      };
+      this.first[slot] = f;
+      return;
+    }
+    w.mask = (w.mask | s.mask) >>> 0;
+    w.value = ((w.value & ~s.mask) | s.place(value)) >>> 0;
     // Fields kept in bit order, as a stable sort by lsb of the first-set order would leave them
     // (a field set again keeps its place).
     // A field above every field set so far is appended: one set before would share its lsb.
     const fs = w.fields;
     const n = fs.length;
-    if (n === 0 || fs[n - 1].lsb < s.lsb) fs.push(pf);
+    if (fs[n - 1].lsb < s.lsb) fs.push(pf);
     else {
       let i = 0;
       while (i < n && fs[i].name !== s.name && fs[i].lsb <= s.lsb) i++;
@@ -103,9 +104,8 @@ class EngineWords {
         fs[i] = pf;
       }
     }
-    const first = this.first[slot];
-    if (first === undefined) this.first[slot] = f;
-    else if (f.field !== first.field) {
+    const first = this.first[slot]!;
+    if (f.field !== first.field) {
       const names = (this.names[slot] ??= [first.field]);
       if (!names.includes(f.field)) names.push(f.field);
     }
