@@ -84,8 +84,11 @@ export class ShadowIO implements RegisterIO {
    * predicate policy).
    */
   private readonly slots: Int32Array | null = null;
-  /** Per slot: the known word + 1, or 0 when it is not known. */
-  private readonly words: Float64Array | null = null;
+  /**
+   * Per slot: the known word + 1, or 0 when it is not known. A plain array of doubles (filled with
+   * -0, which is 0): a window's table is small, and made with every window shadow.
+   */
+  private readonly words: number[] | null = null;
   /**
    * Known words of a predicate policy, and of shadowed offsets that are not a word's byte offset
    * (a fraction, or past 2^32): what the slots do not hold.
@@ -103,7 +106,7 @@ export class ShadowIO implements RegisterIO {
       const p = plainSlots(policy, inner.size);
       const slot = p.slot;
       this.slots = slot;
-      this.words = new Float64Array(p.count);
+      this.words = new Array<number>(p.count).fill(-0);
       this.cacheable = (o) => (o & 3) === 0 && slot[o >>> 2] >= 0;
     }
   }
@@ -175,7 +178,7 @@ export class ShadowIO implements RegisterIO {
   /** Drops the shadow of one word, or of every word. */
   forget(offset?: number): void {
     if (offset === undefined) {
-      this.words?.fill(0);
+      this.words?.fill(-0);
       this.values.clear();
       return;
     }
