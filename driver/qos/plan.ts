@@ -332,10 +332,18 @@ function setKey(o: object, k: string, v: unknown): void {
   (o as Record<string, unknown>)[k] = v;
 }
 
-/** A queue entry of the plan with the JSON path of the entry: `{ ...q, where }`. */
+/**
+ * A queue entry of the plan with the JSON path of the entry: `{ ...q, where }`, its keys copied by
+ * name in the schema's order (the order of every parsed entry: the schema's and the checker's
+ * output objects list their keys in that order, and have no other).
+ */
 function planQueue(q: QueueEntryJson, where: string): PlanQueue {
-  const pq = {} as PlanQueue;
-  for (const k in q) setKey(pq, k, q[k as keyof typeof q]);
+  const pq: PlanQueue = { queue: q.queue } as PlanQueue;
+  if ('class' in q) pq.class = q.class;
+  if ('qos' in q) pq.qos = q.qos;
+  if ('s2mAxiQos' in q) pq.s2mAxiQos = q.s2mAxiQos;
+  if ('rateLimit' in q) pq.rateLimit = q.rateLimit;
+  if ('description' in q) (pq as { description?: string }).description = q.description;
   pq.where = where;
   return pq;
 }
