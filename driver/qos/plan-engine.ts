@@ -133,8 +133,9 @@ class EngineWords {
       const r = this.first[i]!.reg;
       const names = this.names[i];
       w.complete = (w.mask & r.fieldMask) >>> 0 === r.fieldMask;
+      const alone = this.first[i]!.writeInferred;
       w.inferred =
-        names === undefined ? this.first[i]!.writeInferred.slice() : r.inferredWrite(names);
+        names !== undefined ? r.inferredWrite(names) : alone.length === 0 ? [] : alone.slice();
       out.push(w);
     }
     return out;
