@@ -69,188 +69,154 @@ function uint(v: unknown, max: number): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= max;
 }
 
+/**
+ * The value of an optional key: `undefined` when absent; `NO_VALUE` when present but undefined
+ * (the schema keeps such a key: this checker leaves it to the schema).
+ */
+const NO_VALUE = Symbol('present but undefined');
+function opt(o: Obj, k: string): unknown {
+  const v = o[k];
+  return v === undefined && k in o ? NO_VALUE : v;
+}
+
 /*
- * Each optional key is read by name where it is checked (`x.pause`, `'pause' in x`): a key
- * present with the value undefined is left to the schema, which keeps such a key. Keys are copied
- * into `out` in the schema's key order, so `out` gets them in that order.
+ * The optional keys: each copies key `k` of `x` into `out` when present and valid, and returns
+ * false when it is present but not valid (the plan then goes to the schema). Called in the
+ * schema's key order, so `out` gets the keys in that order.
  */
 
+/** An optional integer in 0..max. */
+function optUint(x: Obj, k: string, max: number, out: Obj): boolean {
+  const v = opt(x, k);
+  if (v === undefined) return true;
+  if (!uint(v, max)) return false;
+  out[k] = v;
+  return true;
+}
+
+/** An optional key whose value passes `test` (a boolean, a string, an arbiter mode). */
+function optWhen(x: Obj, k: string, test: (v: unknown) => boolean, out: Obj): boolean {
+  const v = opt(x, k);
+  if (v === undefined) return true;
+  if (!test(v)) return false;
+  out[k] = v;
+  return true;
+}
+
+function isBool(v: unknown): boolean {
+  return typeof v === 'boolean';
+}
+
+function isString(v: unknown): boolean {
+  return typeof v === 'string';
+}
+
+/** An arbiter mode ('rr' | 'qos'). */
 function isMode(v: unknown): boolean {
   return v === 'rr' || v === 'qos';
+}
+
+/** An optional object key checked by `check` (undefined: not valid). */
+function optObj<A>(
+  x: Obj,
+  k: string,
+  check: (v: unknown, a: A) => unknown,
+  a: A,
+  out: Obj,
+): boolean {
+  const v = opt(x, k);
+  if (v === undefined) return true;
+  const c = check(v, a);
+  if (c === NO) return false;
+  out[k] = c;
+  return true;
 }
 
 /** A token bucket ({ enabled, maxBurst?, pause?, refill?, longCycle?, longRefill? }). */
 function bucket(x: unknown, maxBurst: number, L: PlanLimits): Obj | undefined {
   if (!plain(x, BUCKET_KEYS) || typeof x.enabled !== 'boolean') return NO;
   const out: Obj = { enabled: x.enabled };
-  const mb = x.maxBurst;
-  if (mb !== undefined) {
-    if (!uint(mb, maxBurst)) return NO;
-    out.maxBurst = mb;
-  } else if ('maxBurst' in x) return NO;
-  const pause = x.pause;
-  if (pause !== undefined) {
-    if (typeof pause !== 'boolean') return NO;
-    out.pause = pause;
-  } else if ('pause' in x) return NO;
-  const refill = x.refill;
-  if (refill !== undefined) {
-    if (!uint(refill, L.refill)) return NO;
-    out.refill = refill;
-  } else if ('refill' in x) return NO;
-  const longCycle = x.longCycle;
-  if (longCycle !== undefined) {
-    if (!uint(longCycle, L.longCycle)) return NO;
-    out.longCycle = longCycle;
-  } else if ('longCycle' in x) return NO;
-  const longRefill = x.longRefill;
-  if (longRefill !== undefined) {
-    if (!uint(longRefill, L.longRefill)) return NO;
-    out.longRefill = longRefill;
-  } else if ('longRefill' in x) return NO;
-  return out;
+  return optUint(x, 'maxBurst', maxBurst, out) &&
+    optWhen(x, 'pause', isBool, out) &&
+    optUint(x, 'refill', L.refill, out) &&
+    optUint(x, 'longCycle', L.longCycle, out) &&
+    optUint(x, 'longRefill', L.longRefill, out)
+    ? out
+    : NO;
+}
+
+function queueBucket(x: unknown, L: PlanLimits): Obj | undefined {
+  return bucket(x, L.queueMaxBurst, L);
+}
+
+function streamBucket(x: unknown, L: PlanLimits): Obj | undefined {
+  return bucket(x, L.streamMaxBurst, L);
 }
 
 /** Explicit per-queue values (at least one). */
 function queueQos(x: unknown, L: PlanLimits): Obj | undefined {
   if (!plain(x, QOS_KEYS)) return NO;
   const out: Obj = {};
-  let some = false;
-  const axiQos = x.axiQos;
-  if (axiQos !== undefined) {
-    if (!uint(axiQos, L.axiQos)) return NO;
-    out.axiQos = axiQos;
-    some = true;
-  } else if ('axiQos' in x) return NO;
-  const qQos = x.qQos;
-  if (qQos !== undefined) {
-    if (!uint(qQos, L.qQos)) return NO;
-    out.qQos = qQos;
-    some = true;
-  } else if ('qQos' in x) return NO;
-  const weight = x.weight;
-  if (weight !== undefined) {
-    if (!uint(weight, L.weight)) return NO;
-    out.weight = weight;
-    some = true;
-  } else if ('weight' in x) return NO;
-  const hp = x.highPriority;
-  if (hp !== undefined) {
-    if (typeof hp !== 'boolean') return NO;
-    out.highPriority = hp;
-    some = true;
-  } else if ('highPriority' in x) return NO;
-  return some ? out : NO;
+  return optUint(x, 'axiQos', L.axiQos, out) &&
+    optUint(x, 'qQos', L.qQos, out) &&
+    optUint(x, 'weight', L.weight, out) &&
+    optWhen(x, 'highPriority', isBool, out) &&
+    (out.axiQos !== undefined ||
+      out.qQos !== undefined ||
+      out.weight !== undefined ||
+      out.highPriority !== undefined)
+    ? out
+    : NO;
 }
 
 function queue(x: unknown, L: PlanLimits): Obj | undefined {
   if (!plain(x, QUEUE_KEYS) || !uint(x.queue, L.queues - 1)) return NO;
   const out: Obj = { queue: x.queue };
-  const cls = x.class;
+  const cls = opt(x, 'class');
   if (cls !== undefined) {
     // not both class and qos (the schema's refinement)
     if (!CLASSES.has(cls) || x.qos !== undefined) return NO;
     out.class = cls;
-  } else if ('class' in x) return NO;
-  const qos = x.qos;
-  if (qos !== undefined) {
-    const c = queueQos(qos, L);
-    if (c === NO) return NO;
-    out.qos = c;
-  } else if ('qos' in x) return NO;
-  const s2m = x.s2mAxiQos;
-  if (s2m !== undefined) {
-    if (!uint(s2m, L.s2mAxiQos)) return NO;
-    out.s2mAxiQos = s2m;
-  } else if ('s2mAxiQos' in x) return NO;
-  const rl = x.rateLimit;
-  if (rl !== undefined) {
-    const c = bucket(rl, L.queueMaxBurst, L);
-    if (c === NO) return NO;
-    out.rateLimit = c;
-  } else if ('rateLimit' in x) return NO;
-  const d = x.description;
-  if (d !== undefined) {
-    if (typeof d !== 'string') return NO;
-    out.description = d;
-  } else if ('description' in x) return NO;
-  return out;
+  }
+  return optObj(x, 'qos', queueQos, L, out) &&
+    optUint(x, 's2mAxiQos', L.s2mAxiQos, out) &&
+    optObj(x, 'rateLimit', queueBucket, L, out) &&
+    optWhen(x, 'description', isString, out)
+    ? out
+    : NO;
 }
 
 function dwrr(x: unknown, L: PlanLimits): unknown {
   if (x === 'on' || x === 'off') return x;
   if (!plain(x, DWRR_KEYS) || typeof x.enabled !== 'boolean') return NO;
   const out: Obj = { enabled: x.enabled };
-  const incFactor = x.incFactor;
-  if (incFactor !== undefined) {
-    if (!uint(incFactor, L.incFactor)) return NO;
-    out.incFactor = incFactor;
-  } else if ('incFactor' in x) return NO;
-  const weightInc = x.weightInc;
-  if (weightInc !== undefined) {
-    if (!uint(weightInc, L.weightInc)) return NO;
-    out.weightInc = weightInc;
-  } else if ('weightInc' in x) return NO;
-  const pm = x.packetMode;
-  if (pm !== undefined) {
-    if (typeof pm !== 'boolean') return NO;
-    out.packetMode = pm;
-  } else if ('packetMode' in x) return NO;
-  return out;
+  return optUint(x, 'incFactor', L.incFactor, out) &&
+    optUint(x, 'weightInc', L.weightInc, out) &&
+    optWhen(x, 'packetMode', isBool, out)
+    ? out
+    : NO;
 }
 
 function arbiters(x: unknown, L: PlanLimits): Obj | undefined {
   if (!plain(x, ARBITER_KEYS)) return NO;
   const out: Obj = {};
-  const prefetch = x.prefetch;
-  if (prefetch !== undefined) {
-    if (!isMode(prefetch)) return NO;
-    out.prefetch = prefetch;
-  } else if ('prefetch' in x) return NO;
-  const s2mPrefetch = x.s2mPrefetch;
-  if (s2mPrefetch !== undefined) {
-    if (!isMode(s2mPrefetch)) return NO;
-    out.s2mPrefetch = s2mPrefetch;
-  } else if ('s2mPrefetch' in x) return NO;
-  const d = x.dwrr;
-  if (d !== undefined) {
-    const c = dwrr(d, L);
-    if (c === NO) return NO;
-    out.dwrr = c;
-  } else if ('dwrr' in x) return NO;
-  const completion = x.completion;
-  if (completion !== undefined) {
-    if (!isMode(completion)) return NO;
-    out.completion = completion;
-  } else if ('completion' in x) return NO;
-  const qp = x.qPromotion;
-  if (qp !== undefined) {
-    if (typeof qp !== 'boolean') return NO;
-    out.qPromotion = qp;
-  } else if ('qPromotion' in x) return NO;
-  return out;
+  return optWhen(x, 'prefetch', isMode, out) &&
+    optWhen(x, 's2mPrefetch', isMode, out) &&
+    optObj(x, 'dwrr', dwrr, L, out) &&
+    optWhen(x, 'completion', isMode, out) &&
+    optWhen(x, 'qPromotion', isBool, out)
+    ? out
+    : NO;
 }
 
 function engineRateLimit(x: unknown, L: PlanLimits): Obj | undefined {
   if (!plain(x, ENGINE_RL_KEYS)) return NO;
   const out: Obj = {};
-  const scs = x.shortCycleSize;
-  if (scs !== undefined) {
-    if (!uint(scs, L.shortCycleSize)) return NO;
-    out.shortCycleSize = scs;
-  } else if ('shortCycleSize' in x) return NO;
-  const pm = x.packetMode;
-  if (pm !== undefined) {
-    if (typeof pm !== 'boolean') return NO;
-    out.packetMode = pm;
-  } else if ('packetMode' in x) return NO;
-  const stream = x.stream;
-  if (stream !== undefined) {
-    const c = bucket(stream, L.streamMaxBurst, L);
-    if (c === NO) return NO;
-    out.stream = c;
-  } else if ('stream' in x) return NO;
-  return out;
+  return optUint(x, 'shortCycleSize', L.shortCycleSize, out) &&
+    optWhen(x, 'packetMode', isBool, out) &&
+    optObj(x, 'stream', streamBucket, L, out)
+    ? out
+    : NO;
 }
 
 /** An engine id (a safe integer >= 0) or a non-empty list of them. */
@@ -266,11 +232,16 @@ function engineIds(x: unknown): unknown {
   return out;
 }
 
-function queueList(x: unknown, L: PlanLimits): Obj[] | undefined {
+/** A list of entries each checked by `check` (undefined: not valid). */
+function entries(
+  x: unknown,
+  check: (v: unknown, L: PlanLimits) => Obj | undefined,
+  L: PlanLimits,
+): Obj[] | undefined {
   if (!list(x)) return NO;
   const out: Obj[] = [];
   for (let i = 0; i < x.length; i++) {
-    const v = queue(x[i], L);
+    const v = check(x[i], L);
     if (v === NO) return NO;
     out.push(v);
   }
@@ -282,30 +253,16 @@ function engine(x: unknown, L: PlanLimits): Obj | undefined {
   const ids = engineIds(x.engine);
   if (ids === NO) return NO;
   const out: Obj = { engine: ids };
-  const a = x.arbiters;
-  if (a !== undefined) {
-    const c = arbiters(a, L);
-    if (c === NO) return NO;
-    out.arbiters = c;
-  } else if ('arbiters' in x) return NO;
-  const rl = x.rateLimit;
-  if (rl !== undefined) {
-    const c = engineRateLimit(rl, L);
-    if (c === NO) return NO;
-    out.rateLimit = c;
-  } else if ('rateLimit' in x) return NO;
-  const qs = x.queues;
-  if (qs !== undefined) {
-    const c = queueList(qs, L);
-    if (c === NO) return NO;
-    out.queues = c;
-  } else if ('queues' in x) return NO;
-  const d = x.description;
-  if (d !== undefined) {
-    if (typeof d !== 'string') return NO;
-    out.description = d;
-  } else if ('description' in x) return NO;
-  return out;
+  return optObj(x, 'arbiters', arbiters, L, out) &&
+    optObj(x, 'rateLimit', engineRateLimit, L, out) &&
+    optObj(x, 'queues', queueList, L, out) &&
+    optWhen(x, 'description', isString, out)
+    ? out
+    : NO;
+}
+
+function queueList(x: unknown, L: PlanLimits): Obj[] | undefined {
+  return entries(x, queue, L);
 }
 
 /**
@@ -315,26 +272,11 @@ function engine(x: unknown, L: PlanLimits): Obj | undefined {
 export function checkPlanFormat(input: unknown, L: PlanLimits): QosPlanJson | undefined {
   if (!plain(input, PLAN_KEYS)) return NO;
   const out: Obj = {};
-  const schema = input.$schema;
-  if (schema !== undefined) {
-    if (typeof schema !== 'string') return NO;
-    out.$schema = schema;
-  } else if ('$schema' in input) return NO;
-  if (input.version !== 1) return NO;
+  if (!optWhen(input, '$schema', isString, out) || input.version !== 1) return NO;
   out.version = 1;
-  const d = input.description;
-  if (d !== undefined) {
-    if (typeof d !== 'string') return NO;
-    out.description = d;
-  } else if ('description' in input) return NO;
-  const es = input.engines;
-  if (!list(es) || es.length === 0) return NO;
-  const engines: Obj[] = [];
-  for (let i = 0; i < es.length; i++) {
-    const v = engine(es[i], L);
-    if (v === NO) return NO;
-    engines.push(v);
-  }
+  if (!optWhen(input, 'description', isString, out)) return NO;
+  const engines = entries(input.engines, engine, L);
+  if (engines === NO || engines.length === 0) return NO;
   out.engines = engines;
   return out as unknown as QosPlanJson;
 }
