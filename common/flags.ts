@@ -46,5 +46,8 @@ export function checkSafetyFlags(opts: unknown, names: readonly string[], where:
       },
     );
   }
-  for (const n of names) safetyFlag((opts as Record<string, unknown>)[n], `${where}.${n}`);
+  for (const n of names) {
+    const v = (opts as Record<string, unknown>)[n];
+    if (v !== undefined && v !== true && v !== false) safetyFlag(v, `${where}.${n}`);
+  }
 }

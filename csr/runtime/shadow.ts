@@ -31,41 +31,68 @@ function isPlain(r: { access: string; fields: Iterable<{ access: string }> }): b
   return true;
 }
 
-/** Plain-register flags per policy and window size (shared read-only by every window shadow). */
-const plainCache = new WeakMap<RegFileModel | RegFileMap, Map<number, Uint8Array>>();
+/**
+ * Where the plain registers of a window live: per word of a `size`-byte window, the slot of its
+ * plain register in a shadow's word table, or -1; and how many there are. Computed once per policy
+ * and window size, shared read-only by every window shadow.
+ */
+interface PlainSlots {
+  readonly slot: Int32Array;
+  readonly count: number;
+}
 
-/** One flag per word of a `size`-byte window: 1 where a plain register lives (computed once). */
-function plainOffsets(policy: RegFileModel | RegFileMap, size: number): Uint8Array {
+const plainCache = new WeakMap<RegFileModel | RegFileMap, Map<number, PlainSlots>>();
+
+function plainSlots(policy: RegFileModel | RegFileMap, size: number): PlainSlots {
   let bySize = plainCache.get(policy);
   if (bySize === undefined) {
     bySize = new Map();
     plainCache.set(policy, bySize);
   }
-  let flags = bySize.get(size);
-  if (flags === undefined) {
-    flags = scanPlainOffsets(policy, size);
-    bySize.set(size, flags);
+  let slots = bySize.get(size);
+  if (slots === undefined) {
+    slots = scanPlainSlots(policy, size);
+    bySize.set(size, slots);
   }
-  return flags;
+  return slots;
 }
 
-function scanPlainOffsets(policy: RegFileModel | RegFileMap, size: number): Uint8Array {
-  const flags = new Uint8Array(Math.ceil(size / 4));
+function scanPlainSlots(policy: RegFileModel | RegFileMap, size: number): PlainSlots {
+  const slot = new Int32Array(Math.ceil(size / 4)).fill(-1);
+  const mark = (offset: number) => {
+    if (slot[offset >>> 2] < 0) slot[offset >>> 2] = 0;
+  };
   if ('instances' in policy) {
-    for (const i of policy.instances) if (isPlain(i.register)) flags[i.offset >>> 2] = 1;
+    for (const i of policy.instances) if (isPlain(i.register)) mark(i.offset);
   } else {
     for (const i of mapInstances(policy)) {
       const r: RegisterMap = i.register;
-      if (isPlain({ access: r.access, fields: Object.values(r.fields) })) flags[i.offset >>> 2] = 1;
+      if (isPlain({ access: r.access, fields: Object.values(r.fields) })) mark(i.offset);
     }
   }
-  return flags;
+  let count = 0;
+  for (let w = 0; w < slot.length; w++) if (slot[w] === 0) slot[w] = count++;
+  return { slot, count };
 }
 
 export class ShadowIO implements RegisterIO {
   readonly size: number;
   readonly stats: ShadowStats = { reads: 0, hits: 0, writes: 0 };
   private readonly cacheable: (offset: number) => boolean;
+  /**
+   * A register-file policy's plain registers, by word: their slot in `words`, or -1 (null for a
+   * predicate policy).
+   */
+  private readonly slots: Int32Array | null = null;
+  /**
+   * Per slot: the known word + 1, or 0 when it is not known. A plain array of doubles (filled with
+   * -0, which is 0): a window's table is small, and made with every window shadow.
+   */
+  private readonly words: number[] | null = null;
+  /**
+   * Known words of a predicate policy, and of shadowed offsets that are not a word's byte offset
+   * (a fraction, or past 2^32): what the slots do not hold.
+   */
   private readonly values = new Map<number, number>();
 
   constructor(
@@ -76,13 +103,36 @@ export class ShadowIO implements RegisterIO {
     if (typeof policy === 'function') {
       this.cacheable = policy;
     } else {
-      const flags = plainOffsets(policy, inner.size);
-      this.cacheable = (o) => (o & 3) === 0 && flags[o >>> 2] === 1;
+      const p = plainSlots(policy, inner.size);
+      const slot = p.slot;
+      this.slots = slot;
+      this.words = new Array<number>(p.count).fill(-0);
+      this.cacheable = (o) => (o & 3) === 0 && slot[o >>> 2] >= 0;
     }
+  }
+
+  /** The slot of the plain register at byte offset `offset` in `words`, or -1. */
+  private slotOf(offset: number): number {
+    const slots = this.slots;
+    if (slots === null) return -1;
+    const w = offset >>> 2;
+    return w * 4 === offset && w < slots.length ? slots[w] : -1;
   }
 
   read32(offset: number): number {
     this.stats.reads++;
+    const s = this.slotOf(offset);
+    if (s >= 0) {
+      const words = this.words!;
+      const known = words[s];
+      if (known !== 0) {
+        this.stats.hits++;
+        return known - 1;
+      }
+      const v = this.inner.read32(offset) >>> 0;
+      words[s] = v + 1;
+      return v;
+    }
     const known = this.values.get(offset);
     if (known !== undefined) {
       this.stats.hits++;
@@ -96,17 +146,23 @@ export class ShadowIO implements RegisterIO {
   write32(offset: number, value: number): void {
     this.stats.writes++;
     this.inner.write32(offset, value);
-    if (this.cacheable(offset)) this.values.set(offset, value >>> 0);
+    const s = this.slotOf(offset);
+    if (s >= 0) this.words![s] = (value >>> 0) + 1;
+    else if (this.cacheable(offset)) this.values.set(offset, value >>> 0);
   }
 
   /** True when the shadow holds the word at `offset`. */
   knows(offset: number): boolean {
-    return this.values.has(offset);
+    const s = this.slotOf(offset);
+    return s >= 0 ? this.words![s] !== 0 : this.values.has(offset);
   }
 
   /** The shadowed word at `offset`, or undefined (never reads the device). */
   peek(offset: number): number | undefined {
-    return this.values.get(offset);
+    const s = this.slotOf(offset);
+    if (s < 0) return this.values.get(offset);
+    const known = this.words![s];
+    return known !== 0 ? known - 1 : undefined;
   }
 
   /**
@@ -114,12 +170,20 @@ export class ShadowIO implements RegisterIO {
    * for offsets that are not shadowed.
    */
   assume(offset: number, value: number): void {
-    if (this.cacheable(offset)) this.values.set(offset, value >>> 0);
+    const s = this.slotOf(offset);
+    if (s >= 0) this.words![s] = (value >>> 0) + 1;
+    else if (this.cacheable(offset)) this.values.set(offset, value >>> 0);
   }
 
   /** Drops the shadow of one word, or of every word. */
   forget(offset?: number): void {
-    if (offset === undefined) this.values.clear();
+    if (offset === undefined) {
+      this.words?.fill(-0);
+      this.values.clear();
+      return;
+    }
+    const s = this.slotOf(offset);
+    if (s >= 0) this.words![s] = 0;
     else this.values.delete(offset);
   }
 }

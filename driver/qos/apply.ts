@@ -12,12 +12,14 @@ import type { Device, RegisterIO, UdmaUnitIO } from '../../csr/io.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
 import { checkUnitWindows, unitWindow, type UdmaFileName } from '../udma/regs.ts';
 import { deviceShadow, type RegisterShadow } from '../udma/shadow.ts';
+import type { ShadowIO } from '../../csr/runtime/shadow.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
 import { snapshotOf, type RegisterSnapshot } from './snapshot.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 import {
   buildQosWrites,
   planQos,
+  type PlannedField,
   type PlanQosOptions,
   type PlannedWrite,
   type QosOrigin,
@@ -118,16 +120,8 @@ function unitOf(device: Device, engine: number): UdmaUnitIO {
 
 function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
   const fs = w.fields;
-  const fields: QosFieldChange[] = new Array<QosFieldChange>(fs.length);
-  for (let i = 0; i < fs.length; i++) {
-    const f = fs[i];
-    fields[i] = {
-      name: f.name,
-      old: old === null ? null : fieldValue(old, f),
-      new: f.value,
-      origin: f.origin,
-    };
-  }
+  const fields: QosFieldChange[] =
+    fs.length === 1 ? [fieldChange(fs[0], old)] : fs.map((f) => fieldChange(f, old));
   return {
     engine: w.engine,
     file: w.file,
@@ -139,13 +133,22 @@ function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
   };
 }
 
+function fieldChange(f: PlannedField, old: number | null): QosFieldChange {
+  return {
+    name: f.name,
+    old: old === null ? null : fieldValue(old, f),
+    new: f.value,
+    origin: f.origin,
+  };
+}
+
 /**
  * The register windows one apply uses, each bound to the shadow on its first use (the shadow
  * learns every read and write through it).
  */
 class ApplyWindows {
   /** By engine * 2, + 1 for the S2M file. */
-  private readonly bound: RegisterIO[] = [];
+  private readonly bound: (ShadowIO | undefined)[] = [];
 
   constructor(
     private readonly units: Map<number, UdmaUnitIO>,
@@ -160,6 +163,15 @@ class ApplyWindows {
       unitWindow(this.units.get(w.engine)!, w.file),
     ));
   }
+
+  /**
+   * The word the shadow knows register `w` holds (RegisterShadow.get), or undefined: a window
+   * this apply has bound answers itself, without the shadow's lookup.
+   */
+  known(w: PlannedWrite): number | undefined {
+    const io = this.bound[w.engine * 2 + (w.file === 'udma_m2s' ? 0 : 1)];
+    return io !== undefined ? io.peek(w.offset) : this.shadow.get(w.engine, w.file, w.offset);
+  }
 }
 
 /**
@@ -168,12 +180,11 @@ class ApplyWindows {
  */
 function wordBefore(
   w: PlannedWrite,
-  shadow: RegisterShadow,
   windows: ApplyWindows,
   reportOld: boolean,
   io: QosIoCounts,
 ): number {
-  const known = shadow.get(w.engine, w.file, w.offset);
+  const known = windows.known(w);
   if (known !== undefined) {
     io.shadowHits++;
     return known;
@@ -204,8 +215,12 @@ export function applyQos(
   );
   const program = planQos(plan, opts);
   const units = new Map<number, UdmaUnitIO>();
-  for (const w of program.writes)
-    if (!units.has(w.engine)) units.set(w.engine, unitOf(device, w.engine));
+  let last = -1;
+  for (const w of program.writes) {
+    if (w.engine === last) continue;
+    last = w.engine;
+    if (!units.has(last)) units.set(last, unitOf(device, last));
+  }
   const shadow = opts.shadow ?? deviceShadow(device);
   const io: QosIoCounts = { reads: 0, writes: 0, verifyReads: 0, shadowHits: 0 };
   const dryRun = opts.dryRun === true;
@@ -213,18 +228,6 @@ export function applyQos(
   const reportOld = opts.reportOld === true || savePrevious;
 
   const windows = new ApplyWindows(units, shadow);
-
-  // Compose every word: `olds[i]` is the word before (-1: not read), `nexts[i]` the word after.
-  const writes = program.writes;
-  const n = writes.length;
-  const olds = new Float64Array(n);
-  const nexts = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const w = writes[i];
-    const old = wordBefore(w, shadow, windows, reportOld, io);
-    olds[i] = old;
-    nexts[i] = (((old === -1 ? w.reset : old) & ~w.mask) | w.value) >>> 0;
-  }
 
   const result: QosApplyResult = {
     writes: [],
@@ -235,10 +238,20 @@ export function applyQos(
     verified: false,
     io,
   };
+  // Compose every word (`olds[i]` the word before, -1: not read; `nexts[i]` the word after) and
+  // record it.
+  const writes = program.writes;
+  const n = writes.length;
+  const olds = new Float64Array(n);
+  const nexts = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const old = olds[i];
-    const rec = change(writes[i], old === -1 ? null : old, nexts[i]);
-    if (old === nexts[i]) result.unchanged.push(rec);
+    const w = writes[i];
+    const old = wordBefore(w, windows, reportOld, io);
+    const next = (((old === -1 ? w.reset : old) & ~w.mask) | w.value) >>> 0;
+    olds[i] = old;
+    nexts[i] = next;
+    const rec = change(w, old === -1 ? null : old, next);
+    if (old === next) result.unchanged.push(rec);
     else result.writes.push(rec);
   }
   if (savePrevious) {

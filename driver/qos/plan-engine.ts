@@ -5,7 +5,7 @@
  */
 import { NxdmaError } from '../../common/errors.ts';
 import { DMAQoSClass, defaultQueueQos } from '../../csr/formats/qos-class.ts';
-import { reg, type Reg } from '../udma/regs.ts';
+import { reg } from '../udma/regs.ts';
 import type { PlanEngine, PlanQueue } from './plan.ts';
 import type { PlannedField, PlannedWrite, QosOrigin, QosWarning } from './planner.ts';
 import {
@@ -16,33 +16,45 @@ import {
   type RefillKey,
 } from './qos-regs.ts';
 
-/** The word of one register being planned: the bits set so far and the fields they came from. */
-class WordBuilder {
-  mask = 0;
-  value = 0;
-  readonly fields: PlannedField[] = [];
-  /** The first field set (its register field starts the names of the inferred-write rule). */
-  first: PlanFieldSpec | undefined = undefined;
-  /** Register fields named so far, in first-set order, once a second one is set. */
-  names: string[] | undefined = undefined;
+/** S2M_Q[n].cfg.AXI_qos; a queue the S2M half lacks is REGISTER_UNKNOWN (the lookup names it). */
+function s2mQueueField(f: PlanFieldSpec | undefined, n: number): PlanFieldSpec {
+  if (f) return f;
+  reg('udma_s2m', `S2M_Q[${n}].cfg`);
+  throw new Error(`S2M_Q[${n}].cfg resolved but has no planned field`);
+}
+
+/**
+ * The registers of one engine being planned, by slot in the write order: each register set so far
+ * is its PlannedWrite, whose bits and fields grow as the plan sets them; `writes()` completes
+ * each (complete, inferred) and lists them in write order.
+ */
+class EngineWords {
+  readonly words: (PlannedWrite | undefined)[];
+  /** Per slot: the first field set (its register field starts the names of the inferred rule). */
+  private readonly first: (PlanFieldSpec | undefined)[];
+  /** Per slot: register fields named so far, in first-set order, once a second one is set. */
+  private readonly names: (string[] | undefined)[];
 
   constructor(
-    readonly reg: Reg,
     readonly engine: number,
-  ) {}
+    slots: number,
+  ) {
+    this.words = new Array<PlannedWrite | undefined>(slots);
+    this.first = new Array<PlanFieldSpec | undefined>(slots);
+    this.names = new Array<string[] | undefined>(slots);
+  }
 
-  /** Sets the bits of `f` to `value` (checked against the bits' width first). */
-  put(f: PlanFieldSpec, value: number, origin: QosOrigin, source: string, queue?: number): void {
+  /** Sets the bits of `f` to `value` in its register's word (checked against the bits' width first). */
+  set(f: PlanFieldSpec, value: number, origin: QosOrigin, source: string, queue?: number): void {
     const s = f.spec;
+    const r = f.reg;
     if (!Number.isInteger(value) || value < 0 || value > s.max) {
       throw new NxdmaError(
         'PLAN_INVALID',
-        `${source}: ${this.reg.path}.${s.name} = ${String(value)} does not fit ${s.width} bits`,
+        `${source}: ${r.path}.${s.name} = ${String(value)} does not fit ${s.width} bits`,
         { where: source, expected: `0..${s.max}`, actual: value },
       );
     }
-    this.mask = (this.mask | s.mask) >>> 0;
-    this.value = ((this.value & ~s.mask) | s.place(value)) >>> 0;
     const pf: PlannedField =
       queue !== undefined
         ? {
@@ -56,64 +68,47 @@ class WordBuilder {
             source,
           }
         : { name: s.name, lsb: s.lsb, width: s.width, value, origin, inferred: f.inferred, source };
+    const slot = f.slot;
+    const w = this.words[slot];
+    if (w === undefined) {
+      this.words[slot] = {
+        engine: this.engine,
+        file: r.file,
+        path: r.path,
+        offset: r.offset,
+        mask: s.mask >>> 0,
+        value: s.place(value) >>> 0,
+        fields: [pf],
+        complete: false,
+        inferred: NO_INFERRED,
+        reset: r.reset,
+        readMask: r.readMask,
+      };
+      this.first[slot] = f;
+      return;
+    }
+    w.mask = (w.mask | s.mask) >>> 0;
+    w.value = ((w.value & ~s.mask) | s.place(value)) >>> 0;
     // Fields kept in bit order, as a stable sort by lsb of the first-set order would leave them
     // (a field set again keeps its place).
-    const fs = this.fields;
-    let i = 0;
-    while (i < fs.length && fs[i].name !== s.name && fs[i].lsb <= s.lsb) i++;
-    if (i < fs.length && fs[i].name === s.name) fs[i] = pf;
+    // A field above every field set so far is appended: one set before would share its lsb.
+    const fs = w.fields;
+    const n = fs.length;
+    if (fs[n - 1].lsb < s.lsb) fs.push(pf);
     else {
-      for (let j = fs.length; j > i; j--) fs[j] = fs[j - 1];
-      fs[i] = pf;
+      let i = 0;
+      while (i < n && fs[i].name !== s.name && fs[i].lsb <= s.lsb) i++;
+      if (i < n && fs[i].name === s.name) fs[i] = pf;
+      else {
+        for (let j = n; j > i; j--) fs[j] = fs[j - 1];
+        fs[i] = pf;
+      }
     }
-    const first = this.first;
-    if (first === undefined) this.first = f;
-    else if (f.field !== first.field) {
-      const names = (this.names ??= [first.field]);
+    const first = this.first[slot]!;
+    if (f.field !== first.field) {
+      const names = (this.names[slot] ??= [first.field]);
       if (!names.includes(f.field)) names.push(f.field);
     }
-  }
-
-  build(): PlannedWrite {
-    const r = this.reg;
-    return {
-      engine: this.engine,
-      file: r.file,
-      path: r.path,
-      offset: r.offset,
-      mask: this.mask,
-      value: this.value,
-      fields: this.fields,
-      complete: (this.mask & r.fieldMask) >>> 0 === r.fieldMask,
-      inferred: r.inferredWrite(this.names ?? this.first!.fieldNames),
-      reset: r.reset,
-      readMask: r.readMask,
-    };
-  }
-}
-
-/** S2M_Q[n].cfg.AXI_qos; a queue the S2M half lacks is REGISTER_UNKNOWN (the lookup names it). */
-function s2mQueueField(f: PlanFieldSpec | undefined, n: number): PlanFieldSpec {
-  if (f) return f;
-  reg('udma_s2m', `S2M_Q[${n}].cfg`);
-  throw new Error(`S2M_Q[${n}].cfg resolved but has no planned field`);
-}
-
-/** The registers of one engine being planned, by slot in the write order. */
-class EngineWords {
-  readonly builders: (WordBuilder | undefined)[];
-
-  constructor(
-    readonly engine: number,
-    slots: number,
-  ) {
-    this.builders = new Array<WordBuilder | undefined>(slots);
-  }
-
-  /** Sets the bits of `f` in its register's word. */
-  set(f: PlanFieldSpec, value: number, origin: QosOrigin, source: string, queue?: number): void {
-    const b = (this.builders[f.slot] ??= new WordBuilder(f.reg, this.engine));
-    b.put(f, value, origin, source, queue);
   }
 
   /** A bucket's refill words, as far as the plan gives them. */
@@ -129,16 +124,26 @@ class EngineWords {
     }
   }
 
-  /** The words set, in write order. */
+  /** The words set, completed, in write order. */
   writes(): PlannedWrite[] {
     const out: PlannedWrite[] = [];
-    for (let i = 0; i < this.builders.length; i++) {
-      const b = this.builders[i];
-      if (b !== undefined) out.push(b.build());
+    for (let i = 0; i < this.words.length; i++) {
+      const w = this.words[i];
+      if (w === undefined) continue;
+      const r = this.first[i]!.reg;
+      const names = this.names[i];
+      w.complete = (w.mask & r.fieldMask) >>> 0 === r.fieldMask;
+      const alone = this.first[i]!.writeInferred;
+      w.inferred =
+        names !== undefined ? r.inferredWrite(names) : alone.length === 0 ? [] : alone.slice();
+      out.push(w);
     }
     return out;
   }
 }
+
+/** Placeholder of a word's inferred list until `writes()` sets it. */
+const NO_INFERRED: string[] = [];
 
 /** One queue entry's fields (class or explicit values, rate limiter, S2M AXI QoS). */
 function planQueue(W: EngineWords, Q: QueueFieldSpecs, q: PlanQueue): void {

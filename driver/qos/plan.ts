@@ -323,19 +323,17 @@ function schemaParse(input: unknown, source: string): QosPlanJson {
 }
 
 /**
- * `o[k] = v` for a key read from a parsed plan object. The copies below are `{ ...x, more }`
- * written as `for...in` loops: the same keys in the same order, since the schema's output objects
- * are plain objects with own string keys only (an inherited enumerable key fails the schema's
- * unknown-key check), and without the cost of object spread with extra properties.
+ * A queue entry of the plan with the JSON path of the entry: `{ ...q, where }`, its keys copied by
+ * name in the schema's order (the order of every parsed entry: the schema's and the checker's
+ * output objects list their keys in that order, and have no other).
  */
-function setKey(o: object, k: string, v: unknown): void {
-  (o as Record<string, unknown>)[k] = v;
-}
-
-/** A queue entry of the plan with the JSON path of the entry: `{ ...q, where }`. */
 function planQueue(q: QueueEntryJson, where: string): PlanQueue {
-  const pq = {} as PlanQueue;
-  for (const k in q) setKey(pq, k, q[k as keyof typeof q]);
+  const pq: PlanQueue = { queue: q.queue } as PlanQueue;
+  if ('class' in q) pq.class = q.class;
+  if ('qos' in q) pq.qos = q.qos;
+  if ('s2mAxiQos' in q) pq.s2mAxiQos = q.s2mAxiQos;
+  if ('rateLimit' in q) pq.rateLimit = q.rateLimit;
+  if ('description' in q) (pq as { description?: string }).description = q.description;
   pq.where = where;
   return pq;
 }
@@ -383,12 +381,16 @@ function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
           { where: `${source}:${where}.engine`, expected: 'each engine in one entry', actual: id },
         );
       }
-      // The entry's arbiter modes with the DWRR shorthand expanded (dropped when not given).
+      // The entry's arbiter modes with the DWRR shorthand expanded (dropped when not given), keys
+      // in the schema's order.
       const arbiters: PlanArbiters = {};
-      const given = e.arbiters ?? {};
-      for (const k in given) {
-        if (k !== 'dwrr') setKey(arbiters, k, given[k as keyof typeof given]);
-        else if (dwrr !== undefined) arbiters.dwrr = dwrr;
+      const given = e.arbiters;
+      if (given !== undefined) {
+        if ('prefetch' in given) arbiters.prefetch = given.prefetch;
+        if ('s2mPrefetch' in given) arbiters.s2mPrefetch = given.s2mPrefetch;
+        if ('dwrr' in given && dwrr !== undefined) arbiters.dwrr = dwrr;
+        if ('completion' in given) arbiters.completion = given.completion;
+        if ('qPromotion' in given) arbiters.qPromotion = given.qPromotion;
       }
       // Queues in queue order (each once: seenQ), each with the path of its entry.
       const queues: PlanQueue[] = [];

@@ -24,6 +24,8 @@ export interface PlanFieldSpec {
   readonly fieldNames: readonly string[];
   /** The field or its register's address is inferred. */
   readonly inferred: boolean;
+  /** Why a word setting only this register field puts inferred facts on the device (may be empty). */
+  readonly writeInferred: readonly string[];
 }
 
 /** The plan's refill keys of a token bucket and the register (after its prefix) and field each sets. */
@@ -120,6 +122,7 @@ function build(): QosRegs {
       field: name,
       fieldNames: [name],
       inferred: f.inferred || r.addressInferred,
+      writeInferred: r.inferredWrite([name]),
     };
     pending.push(out);
     return out;
