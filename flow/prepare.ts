@@ -146,9 +146,12 @@ export function prepareCompiled(
 function checkDgeQueues(m: Module, lowered: LoweredProgram, placements: QueuePlacement[]): void {
   const queues = m.options.memcopyDmaCfg.queues;
   const t = lowered.table;
-  for (let d = 0; d < t.size; d++) {
-    if (t.backend[d] === BACKEND_NONE) continue;
-    const pl = placements[t.queue[d]];
+  const backend = t.backend;
+  const queue = t.queue;
+  const n = t.size;
+  for (let d = 0; d < n; d++) {
+    if (backend[d] === BACKEND_NONE) continue;
+    const pl = placements[queue[d]];
     if (((queues >>> pl.qid) & 1) === 0) {
       const label = t.labelOf(d);
       throw new NxdmaError(
@@ -179,14 +182,21 @@ export function executedByQueue(low: LoweredProgram): QueueExecution {
     bytes: new Float64Array(n),
     dmas: new Float64Array(n),
   };
-  const t = low.table;
-  for (const b of low.blocks) {
+  // the columns and sums in locals: the row loop reads typed arrays only
+  const queue = low.table.queue;
+  const descriptors = low.table.descriptors;
+  const bytes = low.table.bytes;
+  const { descriptors: qDescs, bytes: qBytes, dmas: qDmas } = out;
+  const blocks = low.blocks;
+  for (let k = 0; k < blocks.length; k++) {
+    const b = blocks[k];
     const it = b.iterations;
-    for (let d = b.first; d < b.first + b.count; d++) {
-      const q = t.queue[d];
-      out.descriptors[q] += t.descriptors[d] * it;
-      out.bytes[q] += t.bytes[d] * it;
-      out.dmas[q] += it;
+    const end = b.first + b.count;
+    for (let d = b.first; d < end; d++) {
+      const q = queue[d];
+      qDescs[q] += descriptors[d] * it;
+      qBytes[q] += bytes[d] * it;
+      qDmas[q] += it;
     }
   }
   return out;

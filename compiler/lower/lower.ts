@@ -198,18 +198,23 @@ class RowSums {
 
   /** Adds rows first..end-1 of `t`, of a block run `iterations` times. */
   add(t: DmaTable, first: number, end: number, iterations: number): void {
-    const all = this.all;
+    // the sums and the table's columns in locals: the row loop reads typed arrays only
+    const { all, count, descriptors, bytes, maxWalk, perBackend } = this;
+    const { queue, reduce, backend, dgeDescriptors } = t;
+    const rowDescs = t.descriptors;
+    const rowBytes = t.bytes;
+    const rowMaxWalk = t.maxWalk;
     for (let d = first; d < end; d++) {
-      const q = t.queue[d];
-      this.count[q]++;
-      this.descriptors[q] += t.descriptors[d];
-      this.bytes[q] += t.bytes[d];
-      if (t.reduce[d] === 0 && t.maxWalk[d] > this.maxWalk[q]) this.maxWalk[q] = t.maxWalk[d];
-      this.perBackend[t.backend[d]]++;
+      const q = queue[d];
+      count[q]++;
+      descriptors[q] += rowDescs[d];
+      bytes[q] += rowBytes[d];
+      if (reduce[d] === 0 && rowMaxWalk[d] > maxWalk[q]) maxWalk[q] = rowMaxWalk[d];
+      perBackend[backend[d]]++;
       all[0] += iterations;
-      all[1] += t.dgeDescriptors[d];
-      all[2] += t.descriptors[d] * iterations;
-      all[3] += t.bytes[d] * iterations;
+      all[1] += dgeDescriptors[d];
+      all[2] += rowDescs[d] * iterations;
+      all[3] += rowBytes[d] * iterations;
     }
   }
 }
