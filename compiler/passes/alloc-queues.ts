@@ -25,7 +25,7 @@ import { type TensorFacts, tensorFacts } from '../ir/columns.ts';
 import type { DmaQueue, Instr, Module } from '../ir/module.ts';
 import { isDMAFamily, isTensorKindInput, isTensorKindOutput } from '../ir/predicates.ts';
 import { isCoreV5 } from '../ir/target.ts';
-import { type ErrorSink, type Pass, type PassContext, instLabel } from './pass.ts';
+import { type ErrorSink, type Pass, type PassContext, instLabel, keepShape } from './pass.ts';
 
 /** A QueueTuple: what identifies a queue. */
 export interface QueueTuple {
@@ -177,6 +177,10 @@ export function findQueueTupleAt(
 class TupleTable {
   private readonly fields = new Int32Array(64 * 5);
   private readonly queue = new Int32Array(64).fill(-1);
+
+  constructor() {
+    keepShape(TupleTable, () => new TupleTable()); // the table's shape outlives each compile
+  }
 
   private slot(t: QueueTuple): number {
     const h =
