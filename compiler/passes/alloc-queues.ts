@@ -25,7 +25,7 @@ import { type TensorFacts, tensorFacts } from '../ir/columns.ts';
 import type { DmaQueue, Instr, Module } from '../ir/module.ts';
 import { isDMAFamily, isTensorKindInput, isTensorKindOutput } from '../ir/predicates.ts';
 import { isCoreV5 } from '../ir/target.ts';
-import { type ErrorSink, type Pass, type PassContext, instLabel } from './pass.ts';
+import { type ErrorSink, type Pass, type PassContext, instLabel, keepShape } from './pass.ts';
 
 /** A QueueTuple: what identifies a queue. */
 export interface QueueTuple {
@@ -178,6 +178,10 @@ class TupleTable {
   private readonly fields = new Int32Array(64 * 5);
   private readonly queue = new Int32Array(64).fill(-1);
 
+  constructor() {
+    keepShape(TupleTable, () => new TupleTable()); // the table's shape outlives each compile
+  }
+
   private slot(t: QueueTuple): number {
     const h =
       Math.imul(t.engine * 31 + t.subId, 0x9e3779b1) ^ Math.imul(t.type * 37 + t.qos, 0x85ebca6b);
@@ -203,6 +207,55 @@ class TupleTable {
     this.fields[b + 2] = t.type;
     this.fields[b + 3] = t.qos;
     this.fields[b + 4] = t.dmaEngines;
+    this.queue[k] = q;
+  }
+}
+
+/**
+ * The queue of each DMA key seen in the pass: the tuple of a DMA with both patterns is a function
+ * of its source and destination tensors (the endpoint and its kind), engine, sub id, route, QoS
+ * and fan-out (the module's counts and arch are the same for every DMA), so DMAs with equal keys
+ * share a queue. A direct-mapped table compared field by field (a hit is exact); a key whose
+ * tuple reported an error is never held.
+ */
+class QueueMemo {
+  private readonly fields = new Int32Array(256 * 5);
+  private readonly queue = new Int32Array(256).fill(-1);
+
+  constructor() {
+    keepShape(QueueMemo, () => new QueueMemo()); // the memo's shape outlives each compile
+  }
+
+  /** The slot of a key: src, dst, flavours (engine | route << 8 | qos << 16), sub id, fan-out. */
+  slot(src: number, dst: number, flav: number, sub: number, fan: number): number {
+    const h = Math.imul(src * 977 + dst, 0x9e3779b1) ^ Math.imul(flav * 31 + sub, 0x85ebca6b);
+    return ((h ^ (h >>> 15) ^ fan) >>> 0) & 255;
+  }
+
+  /** The queue index held in slot `k` for the key, or -1. */
+  get(k: number, src: number, dst: number, flav: number, sub: number, fan: number): number {
+    const f = this.fields;
+    const b = k * 5;
+    if (f[b] !== src || f[b + 1] !== dst || f[b + 2] !== flav) return -1;
+    if (f[b + 3] !== sub || f[b + 4] !== fan) return -1;
+    return this.queue[k];
+  }
+
+  set(
+    k: number,
+    src: number,
+    dst: number,
+    flav: number,
+    sub: number,
+    fan: number,
+    q: number,
+  ): void {
+    const b = k * 5;
+    this.fields[b] = src;
+    this.fields[b + 1] = dst;
+    this.fields[b + 2] = flav;
+    this.fields[b + 3] = sub;
+    this.fields[b + 4] = fan;
     this.queue[k] = q;
   }
 }
@@ -246,12 +299,15 @@ export const allocQueues: Pass = {
       return q;
     };
 
+    // the queue of each DMA key (src, dst, engine, route, QoS, sub id, fan-out) seen so far
+    const memo = new QueueMemo();
+    const { op: ops, queue, queueType, srcTensor, dstTensor, engine, subId, dgeType, qos } = c;
     for (const f of m.functions) {
       for (const bb of f.blocks) {
         const ids = bb.ids();
         for (let i = 0; i < ids.length; i++) {
           const id = ids[i];
-          const op = c.op[id];
+          const op = ops[id];
           if (op === InstructionType.Activation) {
             // visitInstActivation: the accumulator dump drives a DMA on a queue; not bound
             if (c.accumulate[id] === 1 && findQueue(id) !== null) activationQueues++;
@@ -259,14 +315,27 @@ export const allocQueues: Pass = {
           }
           if (!isDMAFamily(op)) continue;
           let q: DmaQueue | null;
-          if (c.queue[id] !== -1) {
-            q = m.queues[c.queue[id]];
+          const s = srcTensor[id];
+          const d = dstTensor[id];
+          if (queue[id] !== -1) {
+            q = m.queues[queue[id]];
             alreadyQueued++;
+          } else if (s !== -1 && d !== -1) {
+            const flav = engine[id] | (dgeType[id] << 8) | (qos[id] << 16);
+            const sub = subId[id];
+            const fan = c.dmaEngines[id];
+            const k = memo.slot(s, d, flav, sub, fan);
+            const hit = memo.get(k, s, d, flav, sub, fan);
+            if (hit !== -1) q = m.queues[hit];
+            else {
+              q = findQueue(id);
+              if (q !== null) memo.set(k, s, d, flav, sub, fan, q.index);
+            }
           } else q = findQueue(id);
           if (q === null) continue;
           q.instructions++; // the "Num instructions" census
-          c.queue[id] = q.index;
-          c.queueType[id] = q.type; // the queue-type stamp
+          queue[id] = q.index;
+          queueType[id] = q.type; // the queue-type stamp
           queued++;
         }
       }

@@ -21,7 +21,7 @@ import type { InstrColumns } from '../ir/columns.ts';
 import type { Instr } from '../ir/module.ts';
 import { isDGEOpcode } from '../ir/predicates.ts';
 import { type EngineInfo, VALID_ENGINES_PRE_V5, isCoreV5 } from '../ir/target.ts';
-import { type ErrorSink, type Pass, type PassContext } from './pass.ts';
+import { type ErrorSink, type Pass, type PassContext, keepShape } from './pass.ts';
 
 /** The ValidEngines vector the orchestrator builds from the module's ArchLevel. */
 export function validEnginesFor(
@@ -41,7 +41,10 @@ export class AssignHWDGEEngineImpl {
     readonly validEngines: readonly EngineInfo[],
     readonly arch: number,
     private readonly err: ErrorSink,
-  ) {}
+  ) {
+    // the state's shape outlives each compile (keepShape)
+    keepShape(AssignHWDGEEngineImpl, () => new AssignHWDGEEngineImpl(validEngines, arch, () => {}));
+  }
 
   /** assignEngine(InstDMA&) @0x1180360. */
   assignEngine(dma: Instr): void {

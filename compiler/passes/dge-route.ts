@@ -9,7 +9,7 @@
  */
 import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DGELevels, DGEType, dgeBit } from '../ir/enums.ts';
-import type { Instr, Module } from '../ir/module.ts';
+import { type Instr, Module } from '../ir/module.ts';
 import {
   isCopyOrCastDMA,
   isDGEOpcode,
@@ -17,7 +17,7 @@ import {
   isVectorDynamicOffsetDMA,
 } from '../ir/predicates.ts';
 import { TARGETS, hwdgeAvailable, type TargetParams } from '../ir/target.ts';
-import { type ErrorSink, instLabel } from './pass.ts';
+import { type ErrorSink, instLabel, keepShape } from './pass.ts';
 
 export type PackedRoute = number;
 
@@ -287,6 +287,8 @@ export class RouteMemo {
     private readonly considerMinElems: boolean,
   ) {
     this.shapes = m.apShapes.size;
+    // the memo's shape outlives each compile (keepShape): one memo over an empty module
+    keepShape(RouteMemo, () => new RouteMemo(new Module('', m.arch, m.options), false, false));
   }
 
   /** getDGEInstructionType(I, ...) reporting through `err`. */
