@@ -11,6 +11,7 @@
  * (`CopyPlans`) and moves each DMA's stretches to its two start addresses.
  */
 import type { AccessPattern } from '../ir/access-pattern.ts';
+import { PairShape } from '../ir/pair-shape.ts';
 
 /** Stretch columns, grown as needed. */
 export interface Stretches {
@@ -72,13 +73,8 @@ export function cutStretches(
 /** The stretches of one pair of shapes, relative to the walks' first elements. */
 export class CopyPlan {
   constructor(
-    readonly srcPartStep: number,
-    readonly srcPartNum: number,
-    readonly srcFree: readonly number[],
-    readonly dstPartStep: number,
-    readonly dstPartNum: number,
-    readonly dstFree: readonly number[],
-    readonly elemSize: number,
+    /** The pair of pattern shapes the plan was made for. */
+    readonly shape: PairShape,
     readonly stretches: Stretches,
     readonly count: number,
     /** The next plan of the same source shape (another destination shape). */
@@ -87,15 +83,7 @@ export class CopyPlan {
 
   /** True when the plan was made for exactly these two patterns' shapes. */
   fits(src: AccessPattern, dst: AccessPattern): boolean {
-    return (
-      src.free === this.srcFree &&
-      dst.free === this.dstFree &&
-      src.partStep === this.srcPartStep &&
-      src.partNum === this.srcPartNum &&
-      dst.partStep === this.dstPartStep &&
-      dst.partNum === this.dstPartNum &&
-      src.tensor.elemSize === this.elemSize
-    );
+    return this.shape.fits(src, dst, src.tensor.elemSize);
   }
 }
 
@@ -133,13 +121,7 @@ export class CopyPlans {
       run: s.run.slice(0, count),
     };
     const p = new CopyPlan(
-      src.partStep,
-      src.partNum,
-      src.free,
-      dst.partStep,
-      dst.partNum,
-      dst.free,
-      src.tensor.elemSize,
+      new PairShape(src, dst, src.tensor.elemSize),
       kept,
       count,
       this.bySrc.get(src.shapeId) ?? null,

@@ -6,6 +6,7 @@
  * affine.ts and indexed.ts add to a DmaBuild; bounds.ts checks it; lower.ts assembles it.
  */
 import { NxdmaError } from '../../common/errors.ts';
+import { keepShape } from '../../common/keep-shape.ts';
 import {
   dgeDescriptorProblem,
   type BoundCheck,
@@ -14,6 +15,7 @@ import {
 import type { MicroOp } from '../../csr/formats/dge-ops.ts';
 import type { AccessPattern } from '../ir/access-pattern.ts';
 import type { DmaQueue, Instr, Module } from '../ir/module.ts';
+import { PairShape } from '../ir/pair-shape.ts';
 import type { Backend, BackendAvailability } from './backend.ts';
 import type { EmitContext } from './emit.ts';
 import { walkOf, type Walk } from './expand.ts';
@@ -106,13 +108,7 @@ function shapeHash(src: AccessPattern, dst: AccessPattern, es: number): number {
 
 /** A HostPlans cache slot: the plan of two interned patterns' dims (free arrays by identity). */
 interface HostSlot {
-  srcFree: readonly number[];
-  dstFree: readonly number[];
-  srcStep: number;
-  srcNum: number;
-  dstStep: number;
-  dstNum: number;
-  es: number;
+  shape: PairShape;
   plan: HostPlan;
 }
 
@@ -134,23 +130,13 @@ export class HostPlans {
     const k = interned ? slotOf(src.shapeId, dst.shapeId) : 0;
     if (interned) {
       const e = this.slots[k];
-      if (
-        e !== null &&
-        e.srcFree === src.free &&
-        e.dstFree === dst.free &&
-        e.srcStep === src.partStep &&
-        e.srcNum === src.partNum &&
-        e.dstStep === dst.partStep &&
-        e.dstNum === dst.partNum &&
-        e.es === es
-      )
-        return e.plan;
+      if (e !== null && e.shape.fits(src, dst, es)) return e.plan;
     }
     const list = this.byHash.get(shapeHash(src, dst, es));
     if (list === undefined) return undefined;
     for (const e of list) {
       if (!sameShape(e.key, src, dst, es)) continue;
-      if (interned) this.slots[k] = slot(src, dst, es, e.plan);
+      if (interned) this.slots[k] = { shape: new PairShape(src, dst, es), plan: e.plan };
       return e.plan;
     }
     return undefined;
@@ -166,28 +152,14 @@ export class HostPlans {
   }
 }
 
-/**
- * One HostPlans made when this module loads and kept: V8 drops a hidden class no object has, and
- * with it the optimized code that checks for it, so without a live instance every lower() call
- * would make the class anew and run its DMAs unoptimized until V8 optimized them again.
- */
-export const HOST_PLANS_SHAPE = new HostPlans();
+/** A fresh HostPlans for one lowering; the class's shape outlives each program (keepShape). */
+export function newHostPlans(): HostPlans {
+  keepShape(HostPlans, () => new HostPlans());
+  return new HostPlans();
+}
 
 function slotOf(srcShape: number, dstShape: number): number {
   return (Math.imul(srcShape, 0x9e3779b1) ^ dstShape) & (HOST_SLOTS - 1);
-}
-
-function slot(src: AccessPattern, dst: AccessPattern, es: number, plan: HostPlan): HostSlot {
-  return {
-    srcFree: src.free,
-    dstFree: dst.free,
-    srcStep: src.partStep,
-    srcNum: src.partNum,
-    dstStep: dst.partStep,
-    dstNum: dst.partNum,
-    es,
-    plan,
-  };
 }
 
 /** The empty record list of a DMA that has none (shared; replaced on the first push). */

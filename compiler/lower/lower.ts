@@ -34,7 +34,7 @@ import { isDMAFamily } from '../ir/predicates.ts';
 import { hostPlanFor, lowerAffine, startAddress } from './affine.ts';
 import { BACKENDS, availabilityFor, hasRegwrite, selectBackend, type Backend } from './backend.ts';
 import { checkBounds, checkPlanBounds } from './bounds.ts';
-import { DmaBuild, HostPlans, dmaLabel, lowerError, type LowerCtx } from './context.ts';
+import { DmaBuild, dmaLabel, lowerError, newHostPlans, type LowerCtx } from './context.ts';
 import { COMPUTE_OP, transferDir, type EmitContext } from './emit.ts';
 import { lowerIndexed } from './indexed.ts';
 import { DmaTable } from './table.ts';
@@ -80,7 +80,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     nextChannel: new Map(),
     packetBytes: opts.packetBytes ?? null,
     dmaMask: opts.dmaMask ?? null,
-    hostPlans: new HostPlans(),
+    hostPlans: newHostPlans(),
     regionBounds: regionBounds(m),
     ranges: new Float64Array(4),
   };
