@@ -96,7 +96,7 @@ export class CopyQueue {
     this.txp = new RingProducer('tx', this.ringSpecs.tx, memory);
     this.rxp = new RingProducer('rx', this.ringSpecs.rx, memory);
     this.writer = new BdWriter(this.txp, this.rxp);
-    this.ops = new OpLog(eio.engine, regs.queue, rings.rx.size);
+    this.ops = new OpLog(eio.engine, regs.queue);
   }
 
   /** Copy entries check that source and destination are mapped device memory. */
@@ -159,7 +159,6 @@ export class CopyQueue {
       this.txp = new RingProducer('tx', rings.tx, this.memory);
       this.rxp = new RingProducer('rx', rings.rx, this.memory);
       this.writer = new BdWriter(this.txp, this.rxp);
-      this.ops.resize(rings.rx.size);
     }
     programHalf(this.eio, this.memory, this.regs.m2s, rings.tx, !this.pausedFlag, stale);
     programHalf(this.eio, this.memory, this.regs.s2m, rings.rx, true, stale);

@@ -34,15 +34,36 @@ export interface DoneContext {
   paused(): boolean;
 }
 
+// A run of the completion FIFO: the RX and TX ends of its first operation, the steps by which
+// the ends advance from one operation to the next, each operation's bytes, the operations.
+const R_RX = 0;
+const R_TX = 1;
+const R_RX_STEP = 2;
+const R_TX_STEP = 3;
+const R_BYTES = 4;
+const R_COUNT = 5;
+const RUN = 6;
+/** Runs the FIFO has room for at first. */
+const MIN_RUNS = 8;
+
 export class OpLog {
   readonly engine: number;
   readonly queue: number;
-  // The completion FIFO: ring buffers of the operations in flight, oldest at `head`.
-  private ends: Float64Array;
-  private txEnds: Float64Array;
-  private sizes: Float64Array;
+  /**
+   * The completion FIFO of the operations in flight, oldest first, run-length encoded: a run is
+   * consecutive operations of the same bytes whose ends advance by the same steps (a batch of
+   * equal copies is one run). Each run is RUN numbers in a ring buffer of runs, grown on demand
+   * (no memory per ring slot): see the R_* offsets.
+   */
+  private runs = new Float64Array(RUN * MIN_RUNS);
+  /** Index (in runs) of the oldest run, and how many runs are queued. */
   private head = 0;
+  private nRuns = 0;
+  /** Operations in flight (the runs' counts summed). */
   private count = 0;
+  /** The RX and TX ends of the last operation queued (meaningful while count > 0). */
+  private lastRx = 0;
+  private lastTx = 0;
   /** Sequence number of the last operation written. */
   seq = 0;
   /** Sequence number and bytes written at the last doorbell (what lies beyond is enqueued). */
@@ -74,22 +95,10 @@ export class OpLog {
   /** Errors counted on this queue (the engine adds timeouts and aborts). */
   errors = 0;
 
-  /** A log for a queue whose RX ring holds `capacity` descriptors (at most that many in flight). */
-  constructor(engine: number, queue: number, capacity: number) {
+  /** A log for one queue (its FIFO grows with the runs in flight, not with the ring). */
+  constructor(engine: number, queue: number) {
     this.engine = engine;
     this.queue = queue;
-    this.ends = new Float64Array(capacity);
-    this.txEnds = new Float64Array(capacity);
-    this.sizes = new Float64Array(capacity);
-  }
-
-  /** New rings of `capacity` RX descriptors (nothing may be in flight: after `dropAll`). */
-  resize(capacity: number): void {
-    this.ends = new Float64Array(capacity);
-    this.txEnds = new Float64Array(capacity);
-    this.sizes = new Float64Array(capacity);
-    this.head = 0;
-    this.count = 0;
   }
 
   /** Operations written (submitted or enqueued) and not yet seen complete. */
@@ -107,14 +116,56 @@ export class OpLog {
    * `rxEnd` RX (and `txEnd` TX) descriptors. Returns its sequence number.
    */
   push(rxEnd: number, txEnd: number, bytes: number): number {
-    let slot = this.head + this.count;
-    if (slot >= this.ends.length) slot -= this.ends.length;
-    this.ends[slot] = rxEnd;
-    this.txEnds[slot] = txEnd;
-    this.sizes[slot] = bytes;
-    this.count++;
+    const runs = this.runs;
     this.bytesWritten += bytes;
+    if (this.nRuns > 0) {
+      // The newest run takes the operation when it continues its steps.
+      let t = this.head + (this.nRuns - 1) * RUN;
+      if (t >= runs.length) t -= runs.length;
+      const n = runs[t + R_COUNT];
+      const dRx = rxEnd - this.lastRx;
+      const dTx = txEnd - this.lastTx;
+      if (
+        runs[t + R_BYTES] === bytes &&
+        (n === 1 || (runs[t + R_RX_STEP] === dRx && runs[t + R_TX_STEP] === dTx))
+      ) {
+        runs[t + R_RX_STEP] = dRx;
+        runs[t + R_TX_STEP] = dTx;
+        runs[t + R_COUNT] = n + 1;
+        return this.queued(rxEnd, txEnd);
+      }
+    }
+    if (this.nRuns * RUN === runs.length) this.grow();
+    let t = this.head + this.nRuns * RUN;
+    if (t >= this.runs.length) t -= this.runs.length;
+    const r = this.runs;
+    r[t + R_RX] = rxEnd;
+    r[t + R_TX] = txEnd;
+    r[t + R_RX_STEP] = 0;
+    r[t + R_TX_STEP] = 0;
+    r[t + R_BYTES] = bytes;
+    r[t + R_COUNT] = 1;
+    this.nRuns++;
+    return this.queued(rxEnd, txEnd);
+  }
+
+  /** The operation just queued ends at `rxEnd` / `txEnd`: its sequence number. */
+  private queued(rxEnd: number, txEnd: number): number {
+    this.lastRx = rxEnd;
+    this.lastTx = txEnd;
+    this.count++;
     return ++this.seq;
+  }
+
+  /** Twice the room for runs, the queued ones moved to the front in order. */
+  private grow(): void {
+    const old = this.runs;
+    const next = new Float64Array(old.length * 2);
+    const first = old.subarray(this.head);
+    next.set(first);
+    next.set(old.subarray(0, this.head), first.length);
+    this.runs = next;
+    this.head = 0;
   }
 
   /** A doorbell handed `descs` descriptor pairs over: everything written so far is submitted. */
@@ -132,15 +183,32 @@ export class OpLog {
    * descriptors), then reports the successes. Returns the number retired.
    */
   retire(rxConsumed: number, tx: RingProducer): number {
-    const ends = this.ends;
+    const runs = this.runs;
     let done = 0;
     let txDone = -1;
-    while (this.count > 0 && ends[this.head] <= rxConsumed) {
-      this.bytesDone += this.sizes[this.head];
-      txDone = this.txEnds[this.head];
-      if (++this.head === ends.length) this.head = 0;
-      this.count--;
-      done++;
+    while (this.nRuns > 0) {
+      const h = this.head;
+      const first = runs[h + R_RX];
+      if (first > rxConsumed) break;
+      // The run's first k operations end at or before rxConsumed (ends ascend by the step).
+      const n = runs[h + R_COUNT];
+      const step = runs[h + R_RX_STEP];
+      let k = step === 0 ? n : Math.min(n, Math.floor((rxConsumed - first) / step) + 1);
+      while (k > 1 && first + (k - 1) * step > rxConsumed) k--;
+      while (k < n && first + k * step <= rxConsumed) k++;
+      const txStep = runs[h + R_TX_STEP];
+      this.bytesDone += k * runs[h + R_BYTES];
+      txDone = runs[h + R_TX] + (k - 1) * txStep;
+      this.count -= k;
+      done += k;
+      if (k < n) {
+        runs[h + R_RX] = first + k * step;
+        runs[h + R_TX] += k * txStep;
+        runs[h + R_COUNT] = n - k;
+        break;
+      }
+      this.head = h + RUN === runs.length ? 0 : h + RUN;
+      this.nRuns--;
     }
     if (done === 0) return 0;
     this.completedOps += done;
@@ -166,6 +234,7 @@ export class OpLog {
     const n = this.count;
     const first = this.seq - n + 1;
     this.head = 0;
+    this.nRuns = 0;
     this.count = 0;
     this.rungSeq = this.seq;
     this.bytesRung = this.bytesWritten;
