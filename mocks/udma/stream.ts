@@ -158,8 +158,8 @@ function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boo
     const te = sc.tx.at2(q, 0);
     const re = sc.rx.at2(q, 0);
     if (len === 0 || (sc.rx.w0s[re] & LEN_MASK || 65536) < len) return false;
-    if (regionOf(p, c.srcRegion, sc.tx.addrs[te], len) === undefined) return false;
-    if (regionOf(p, c.dstRegion, sc.rx.addrs[re], len) === undefined) return false;
+    if (regionOf(p, c.srcRegion, sc.tx.addrs, te, len) === undefined) return false;
+    if (regionOf(p, c.dstRegion, sc.rx.addrs, re, len) === undefined) return false;
   }
   return true;
 }
@@ -252,8 +252,18 @@ function refill(h: StreamHalf, q: number, zeroIs64k: boolean): void {
   }
 }
 
-/** The region holding [addr, addr + n) (`hint` first), or undefined. */
-function regionOf(p: ArbitrationPipeline, hint: MemoryRegion | null, addr: number, n: number) {
+/**
+ * The region holding [addr, addr + n) (`hint` first), or undefined; addr is addrs[e] (read here,
+ * so that no address is boxed to be passed when the call is not inlined).
+ */
+function regionOf(
+  p: ArbitrationPipeline,
+  hint: MemoryRegion | null,
+  addrs: Float64Array,
+  e: number,
+  n: number,
+) {
+  const addr = addrs[e];
   if (hint !== null && addr >= hint.base && addr + n <= hint.end) return hint;
   return p.c.mem.find(addr, n);
 }
@@ -311,9 +321,9 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
       len = w0 & LEN_MASK || (zeroIs64k ? 65536 : 0);
       if (len === 0) break;
       if ((rw0s[re] & LEN_MASK || 65536) < len) break; // (its FIFO's RX bytes then cover it)
-      qsr = regionOf(p, sReg, taddrs[te], len);
+      qsr = regionOf(p, sReg, taddrs, te, len);
       if (qsr === undefined) break;
-      qdr = regionOf(p, dReg, raddrs[re], len);
+      qdr = regionOf(p, dReg, raddrs, re, len);
       if (qdr === undefined) break;
     }
     const cand = drained ? p.cand & ~bit : p.cand;
@@ -372,8 +382,8 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     const txW0 = tw0s[te];
     const rxW0 = rw0s[re];
     // (found: checked when n's head was looked at, which for q was this step)
-    const nsr = n === q && qsr !== undefined ? qsr : regionOf(p, sReg, taddrs[te], nLen)!;
-    const ndr = n === q && qdr !== undefined ? qdr : regionOf(p, dReg, raddrs[re], nLen)!;
+    const nsr = n === q && qsr !== undefined ? qsr : regionOf(p, sReg, taddrs, te, nLen)!;
+    const ndr = n === q && qdr !== undefined ? qdr : regionOf(p, dReg, raddrs, re, nLen)!;
     c.srcRegion = sReg = nsr;
     c.dstRegion = dReg = ndr;
     copyBytes(nsr, taddrs[te] - nsr.base, ndr, raddrs[re] - ndr.base, nLen);
