@@ -45,7 +45,12 @@ export class AccessPattern {
     readonly indirect: Tensor | null = null,
     /** The pattern's id in its module's ApShapes table, or -1 when it was not interned. */
     readonly shapeId = -1,
-  ) {}
+  ) {
+    this.numElements = partNum * this.freeElements;
+  }
+
+  /** Total elements the pattern visits (partition num times the free nums; fixed at construction). */
+  readonly numElements: number;
 
   get numFreeDims(): number {
     return this.free.length >> 1;
@@ -57,11 +62,6 @@ export class AccessPattern {
     const f = this.free;
     for (let i = 1; i < f.length; i += 2) n *= f[i];
     return n;
-  }
-
-  /** Total elements the pattern visits. */
-  get numElements(): number {
-    return this.partNum * this.freeElements;
   }
 
   get elemSize(): number {
