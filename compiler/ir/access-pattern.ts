@@ -50,7 +50,7 @@ export class AccessPattern {
   }
 
   /** Total elements the pattern visits (partition num times the free nums; fixed at construction). */
-  readonly numElements: number;
+  declare readonly numElements: number;
 
   get numFreeDims(): number {
     return this.free.length >> 1;
