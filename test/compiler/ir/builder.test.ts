@@ -11,50 +11,32 @@ import { ProgramBuilder, type DepArgs } from '../../../compiler/ir/builder.ts';
 type Args = Record<string, unknown> & { deps?: DepArgs[] };
 
 /** The builder's instruction objects, written as the object spread they are specified by. */
-const spreadDeps = (deps: DepArgs[] | undefined) =>
-  deps ? { deps: deps.map((d) => ({ on: d.on, kind: d.kind ?? 'Flow' })) } : {};
-const spreadAP = (a: Record<string, unknown>) => {
-  const out: Record<string, unknown> = {
-    tensor: a.tensor,
-    offset: a.offset ?? 0,
-    partition: a.partition,
-    free: a.free ?? [],
-  };
-  if (a.dynamic) out.dynamic = a.dynamic;
-  if (a.indirect) out.indirect = a.indirect;
-  return out;
-};
-function spreadDma(op: string, args: Args) {
+function spread(args: Args, tail: Record<string, unknown>) {
   const { deps, ...rest } = args;
-  return {
-    ...rest,
-    ...spreadDeps(deps),
+  const filled = deps ? { deps: deps.map((d) => ({ on: d.on, kind: d.kind ?? 'Flow' })) } : {};
+  return { ...rest, ...filled, ...tail };
+}
+const spreadAP = (a: Record<string, unknown>) =>
+  Object.assign(
+    { tensor: a.tensor, offset: a.offset ?? 0, partition: a.partition, free: a.free ?? [] },
+    a.dynamic ? { dynamic: a.dynamic } : {},
+    a.indirect ? { indirect: a.indirect } : {},
+  );
+const spreadDma = (op: string, args: Args) =>
+  spread(args, {
     op,
     src: spreadAP(args.src as Record<string, unknown>),
     dst: spreadAP(args.dst as Record<string, unknown>),
-  };
-}
-function spreadCompute(op: string, args: Args) {
-  const { deps, ...rest } = args;
-  return {
-    ...rest,
-    ...spreadDeps(deps),
-    op,
-    reads: args.reads ?? [],
-    writes: args.writes ?? [],
-  };
-}
-function spreadCollective(args: Args) {
-  const { deps, ...rest } = args;
-  return {
-    ...rest,
-    ...spreadDeps(deps),
+  });
+const spreadCompute = (op: string, args: Args) =>
+  spread(args, { op, reads: args.reads ?? [], writes: args.writes ?? [] });
+const spreadCollective = (args: Args) =>
+  spread(args, {
     op: 'CollectiveCompute',
     collective: args.collective ?? 'all_reduce',
     args: args.args ?? [],
     results: args.results ?? [],
-  };
-}
+  });
 
 const ap = fc.record(
   {
