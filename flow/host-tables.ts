@@ -52,7 +52,7 @@ export function dataPathRules(
   const capTable = m.options.cceReducePrioPktSize;
   const map = tables?.priorityClassMap ?? [];
   const mailboxes = tables?.mailboxes ?? [];
-  const anyCce = m.instrs.some((I) => I.dmaKind === DMAKind.CCE);
+  const anyCce = hasCceDma(m);
   const out: Pick<LowerOptions, 'packetBytes' | 'dmaMask'> = {};
   const boxes = mailboxes.map((x) => ({ reserved: 0, priority: x.priority, bitmask: x.bitmask }));
   if (boxes.length > 0) out.dmaMask = (pc: number) => effectiveDmaMask(boxes, pc);
@@ -80,4 +80,12 @@ export function dataPathRules(
     };
   }
   return out;
+}
+
+/** Whether any instruction of `m` is of DMA kind CCE (read from the instruction columns). */
+function hasCceDma(m: Module): boolean {
+  const kinds = m.columns.dmaKind;
+  const n = m.columns.size;
+  for (let id = 0; id < n; id++) if (kinds[id] === DMAKind.CCE) return true;
+  return false;
 }

@@ -16,6 +16,7 @@ import {
   DEFAULT_MAX_DESC_PER_PACKET,
   type LowerOptions,
   type LoweredProgram,
+  type QueueExecution,
 } from '../compiler/lower/types.ts';
 import type { Device } from '../csr/io.ts';
 import type { QosPlanInput } from '../driver/qos/index.ts';
@@ -167,39 +168,15 @@ function checkDgeQueues(m: Module, lowered: LoweredProgram, placements: QueuePla
   }
 }
 
-/** What each queue executes (loop bodies per iteration), by queue index (module.queues). */
-export interface QueueExecution {
-  descriptors: Float64Array;
-  bytes: Float64Array;
-  dmas: Float64Array;
-}
+export type { QueueExecution };
 
-/** The BD pairs, bytes and DMAs each queue executes: every row of the lowering's table, per iteration. */
+/**
+ * The BD pairs, bytes and DMAs each queue executes: every row of the lowering's table, per
+ * iteration, as the lowering summed them (a copy of its sums, the caller's to keep).
+ */
 export function executedByQueue(low: LoweredProgram): QueueExecution {
-  const n = low.queues.length;
-  const out = {
-    descriptors: new Float64Array(n),
-    bytes: new Float64Array(n),
-    dmas: new Float64Array(n),
-  };
-  // the columns and sums in locals: the row loop reads typed arrays only
-  const queue = low.table.queue;
-  const descriptors = low.table.descriptors;
-  const bytes = low.table.bytes;
-  const { descriptors: qDescs, bytes: qBytes, dmas: qDmas } = out;
-  const blocks = low.blocks;
-  for (let k = 0; k < blocks.length; k++) {
-    const b = blocks[k];
-    const it = b.iterations;
-    const end = b.first + b.count;
-    for (let d = b.first; d < end; d++) {
-      const q = queue[d];
-      qDescs[q] += descriptors[d] * it;
-      qBytes[q] += bytes[d] * it;
-      qDmas[q] += it;
-    }
-  }
-  return out;
+  const e = low.executedByQueue;
+  return { descriptors: e.descriptors.slice(), bytes: e.bytes.slice(), dmas: e.dmas.slice() };
 }
 
 /** Where the rings go when the caller does not say: the first 1 MiB boundary past every region. */

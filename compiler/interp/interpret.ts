@@ -435,8 +435,11 @@ export function interpret(
   for (const f of m.functions) {
     for (const bb of f.blocks) {
       const iterations = bb.loop ? bb.loop.iterations : 1;
+      const list = bb.instrs;
       for (let it = 0; it < iterations; it++) {
-        for (const I of bb.instrs) {
+        // an index walk, as for-of walks the array (no iterator object per instruction)
+        for (let k = 0; k < list.length; k++) {
+          const I = list[k];
           if (!isDMAFamily(I.op) || I.src === null || I.dst === null) continue;
           const n = interpretDma(I, image, written, scratch);
           dmas++;

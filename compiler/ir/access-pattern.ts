@@ -45,7 +45,12 @@ export class AccessPattern {
     readonly indirect: Tensor | null = null,
     /** The pattern's id in its module's ApShapes table, or -1 when it was not interned. */
     readonly shapeId = -1,
-  ) {}
+  ) {
+    this.numElements = partNum * this.freeElements;
+  }
+
+  /** Total elements the pattern visits (partition num times the free nums; fixed at construction). */
+  declare readonly numElements: number;
 
   get numFreeDims(): number {
     return this.free.length >> 1;
@@ -57,11 +62,6 @@ export class AccessPattern {
     const f = this.free;
     for (let i = 1; i < f.length; i += 2) n *= f[i];
     return n;
-  }
-
-  /** Total elements the pattern visits. */
-  get numElements(): number {
-    return this.partNum * this.freeElements;
   }
 
   get elemSize(): number {
@@ -238,4 +238,68 @@ export class ApShapes {
       if (f[2 * i] !== dims[i][0] || f[2 * i + 1] !== dims[i][1]) return false;
     return true;
   }
+}
+
+/**
+ * Static access patterns (no run-time offset, no indirect index) by value: a program's DMAs
+ * mostly revisit the same tiles, and an AccessPattern is immutable, so the DMAs that read or write
+ * the same elements of the same tensor through the same interned shape share one object. One
+ * table per program build; open addressing over the patterns' (tensor, offset, shape id).
+ */
+export class StaticPatterns {
+  private readonly list: AccessPattern[] = [];
+  /** Index into `list` + 1 per slot (0: empty); the length is a power of two. */
+  private slots = new Int32Array(1024);
+
+  /**
+   * The shared pattern of `tensor` at element `offset` with interned shape `shapeId` (>= 0, no
+   * run-time offset flags), whose partition dims and free array the shape fixes.
+   */
+  get(
+    tensor: Tensor,
+    offset: number,
+    partStep: number,
+    partNum: number,
+    free: readonly number[],
+    shapeId: number,
+  ): AccessPattern {
+    const mask = this.slots.length - 1;
+    let s = patternHash(tensor.id, offset, shapeId) & mask;
+    for (;;) {
+      const k = this.slots[s];
+      if (k === 0) break;
+      const p = this.list[k - 1];
+      // Object.is on the offset: -0 keeps a pattern of its own, as it would unshared
+      if (p.tensor === tensor && p.shapeId === shapeId && Object.is(p.offset, offset)) return p;
+      s = (s + 1) & mask;
+    }
+    const p = new AccessPattern(tensor, offset, partStep, partNum, free, null, null, null, shapeId);
+    return this.add(p, s);
+  }
+
+  private add(p: AccessPattern, slot: number): AccessPattern {
+    this.list.push(p);
+    this.slots[slot] = this.list.length;
+    if (2 * this.list.length > this.slots.length) this.rehash();
+    return p;
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let k = 0; k < this.list.length; k++) {
+      const p = this.list[k];
+      let s = patternHash(p.tensor.id, p.offset, p.shapeId) & mask;
+      while (slots[s] !== 0) s = (s + 1) & mask;
+      slots[s] = k + 1;
+    }
+    this.slots = slots;
+  }
+}
+
+function patternHash(tensor: number, offset: number, shape: number): number {
+  let h = Math.imul(tensor + 1, 0x9e3779b1) ^ shape;
+  h = Math.imul(h ^ (offset | 0), 0x85ebca6b);
+  h = Math.imul(h ^ ((offset / 0x1_0000_0000) | 0), 0xc2b2ae35);
+  return (h ^ (h >>> 15)) >>> 0;
 }

@@ -52,8 +52,8 @@ export type CollectiveArgs = Omit<
   deps?: DepArgs[];
 };
 
-function fillDeps(deps: DepArgs[] | undefined): { deps?: DmaInstruction['deps'] } {
-  return deps ? { deps: deps.map((d) => ({ on: d.on, kind: d.kind ?? 'Flow' })) } : {};
+function fillDeps(deps: DepArgs[]): DmaInstruction['deps'] {
+  return deps.map((d) => ({ on: d.on, kind: d.kind ?? 'Flow' }));
 }
 
 function fillAP(a: APArgs): AP {
@@ -68,19 +68,34 @@ function fillAP(a: APArgs): AP {
   return out;
 }
 
+/**
+ * A fresh instruction object holding the arguments' own keys in their order, `deps` left out and
+ * then appended with its kinds filled (when given), as `{ ...rest, deps }` of `{ deps, ...rest }`
+ * would make it. The keys are added one by one, so the instructions of one argument shape share
+ * one hidden class: an object spread of a rest object gets a hidden class of its own for each
+ * object, which makes a large program's objects big and every read of them slow.
+ */
+function instructionOf(args: { deps?: DepArgs[] }): Record<string, unknown> {
+  const deps = args.deps;
+  const out: Record<string, unknown> = {};
+  const keys = Object.keys(args);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (k !== 'deps') out[k] = (args as Record<string, unknown>)[k];
+  }
+  if (deps) out.deps = fillDeps(deps);
+  return out;
+}
 export class BlockBuilder {
   constructor(readonly block: Blocks[number]) {}
 
   /** Appends a DMA of opcode `op`; returns its name (or undefined). */
   dma(op: DmaOpName, args: DmaArgs): this {
-    const { deps, ...rest } = args;
-    this.block.instructions.push({
-      ...rest,
-      ...fillDeps(deps),
-      op,
-      src: fillAP(args.src),
-      dst: fillAP(args.dst),
-    });
+    const ins = instructionOf(args);
+    ins.op = op;
+    ins.src = fillAP(args.src);
+    ins.dst = fillAP(args.dst);
+    this.block.instructions.push(ins as DmaInstruction);
     return this;
   }
   load(args: DmaArgs): this {
@@ -93,26 +108,20 @@ export class BlockBuilder {
     return this.dma('DMACopy', args);
   }
   compute(op: ComputeOpName, args: ComputeArgs = {}): this {
-    const { deps, ...rest } = args;
-    this.block.instructions.push({
-      ...rest,
-      ...fillDeps(deps),
-      op,
-      reads: args.reads ?? [],
-      writes: args.writes ?? [],
-    });
+    const ins = instructionOf(args);
+    ins.op = op;
+    ins.reads = args.reads ?? [];
+    ins.writes = args.writes ?? [];
+    this.block.instructions.push(ins as ComputeInstruction);
     return this;
   }
   collective(args: CollectiveArgs = {}): this {
-    const { deps, ...rest } = args;
-    this.block.instructions.push({
-      ...rest,
-      ...fillDeps(deps),
-      op: 'CollectiveCompute',
-      collective: args.collective ?? 'all_reduce',
-      args: args.args ?? [],
-      results: args.results ?? [],
-    });
+    const ins = instructionOf(args);
+    ins.op = 'CollectiveCompute';
+    ins.collective = args.collective ?? 'all_reduce';
+    ins.args = args.args ?? [];
+    ins.results = args.results ?? [];
+    this.block.instructions.push(ins as CollectiveInstruction);
     return this;
   }
 }

@@ -11,7 +11,7 @@ import {
   carveoutProblem,
 } from '../../csr/formats/dge-local-regs.ts';
 import { DMAQoSClass } from '../../csr/formats/qos-class.ts';
-import { AccessPattern } from './access-pattern.ts';
+import { AccessPattern, StaticPatterns } from './access-pattern.ts';
 import {
   ArchLevel,
   DEFAULT_COMPUTE_ENGINE,
@@ -183,6 +183,8 @@ export function toModule(p: CheckedProgram, opts: ToModuleOptions = {}): Module 
 
   const indexTensors = new Set<string>();
   const range = [0, 0];
+  // DMAs that touch the same elements through the same static pattern share its object
+  const statics = new StaticPatterns();
 
   const buildAP = (ap: AccessPatternInput, field: string): AccessPattern | null => {
     const t = m.tensorByName.get(ap.tensor);
@@ -236,17 +238,27 @@ export function toModule(p: CheckedProgram, opts: ToModuleOptions = {}): Module 
       dims,
       flags,
     );
-    const pattern = new AccessPattern(
-      t,
-      ap.offset ?? 0,
-      ap.partition[0],
-      ap.partition[1],
-      shapeId >= 0 ? m.apShapes.free(shapeId) : flatDims(dims),
-      scalar,
-      vector,
-      indirect,
-      shapeId,
-    );
+    const pattern =
+      flags === 0 && shapeId >= 0
+        ? statics.get(
+            t,
+            ap.offset ?? 0,
+            ap.partition[0],
+            ap.partition[1],
+            m.apShapes.free(shapeId),
+            shapeId,
+          )
+        : new AccessPattern(
+            t,
+            ap.offset ?? 0,
+            ap.partition[0],
+            ap.partition[1],
+            shapeId >= 0 ? m.apShapes.free(shapeId) : flatDims(dims),
+            scalar,
+            vector,
+            indirect,
+            shapeId,
+          );
     // bounds: every element the walk can touch lies inside the tensor
     const idx = (vector?.indexTensor ?? indirect)?.init;
     let pLo = 0;

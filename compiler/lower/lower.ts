@@ -47,6 +47,7 @@ import {
   type LoweredDma,
   type LoweredProgram,
   type LoweredQueue,
+  type QueueExecution,
 } from './types.ts';
 
 /** BOUND_CHECK_REG of a region: bc_reg = the region's index (6 bits), enabled. */
@@ -158,6 +159,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
         bytes: sums.all[3],
         byBackend,
       },
+      executedByQueue: sums.executed,
     },
     () => table.allRecords(),
   );
@@ -188,18 +190,26 @@ class RowSums {
   readonly perBackend = new Float64Array(BACKENDS.length);
   /** DMAs, DGE descriptors, descriptors and bytes executed (loop bodies once per iteration). */
   readonly all = new Float64Array(4);
+  /** Per queue: BD pairs, bytes and DMAs executed (loop bodies once per iteration). */
+  readonly executed: QueueExecution;
 
   constructor(queues: number) {
     this.count = new Float64Array(queues);
     this.descriptors = new Float64Array(queues);
     this.bytes = new Float64Array(queues);
     this.maxWalk = new Float64Array(queues);
+    this.executed = {
+      descriptors: new Float64Array(queues),
+      bytes: new Float64Array(queues),
+      dmas: new Float64Array(queues),
+    };
   }
 
   /** Adds rows first..end-1 of `t`, of a block run `iterations` times. */
   add(t: DmaTable, first: number, end: number, iterations: number): void {
     // the sums and the table's columns in locals: the row loop reads typed arrays only
     const { all, count, descriptors, bytes, maxWalk, perBackend } = this;
+    const { descriptors: qDescs, bytes: qBytes, dmas: qDmas } = this.executed;
     const { queue, reduce, backend, dgeDescriptors } = t;
     const rowDescs = t.descriptors;
     const rowBytes = t.bytes;
@@ -215,6 +225,9 @@ class RowSums {
       all[1] += dgeDescriptors[d];
       all[2] += rowDescs[d] * iterations;
       all[3] += rowBytes[d] * iterations;
+      qDescs[q] += rowDescs[d] * iterations;
+      qBytes[q] += rowBytes[d] * iterations;
+      qDmas[q] += iterations;
     }
   }
 }

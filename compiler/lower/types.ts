@@ -142,6 +142,13 @@ export interface LoweredBlock {
   readonly dmas: LoweredDma[];
 }
 
+/** What each queue executes (loop bodies per iteration), by queue index (module.queues). */
+export interface QueueExecution {
+  descriptors: Float64Array;
+  bytes: Float64Array;
+  dmas: Float64Array;
+}
+
 export interface LoweredProgram {
   module: Module;
   maxDescPerPacket: number;
@@ -163,4 +170,6 @@ export interface LoweredProgram {
     bytes: number;
     byBackend: Record<Backend, number>;
   };
+  /** The BD pairs, bytes and DMAs each queue executes (flow/prepare.ts executedByQueue). */
+  executedByQueue: QueueExecution;
 }
