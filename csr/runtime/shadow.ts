@@ -78,7 +78,8 @@ function scanPlainSlots(policy: RegFileModel | RegFileMap, size: number): PlainS
 export class ShadowIO implements RegisterIO {
   readonly size: number;
   readonly stats: ShadowStats = { reads: 0, hits: 0, writes: 0 };
-  private readonly cacheable: (offset: number) => boolean;
+  /** A predicate policy (null for a register-file policy: its slots say what is shadowed). */
+  private readonly rule: ((offset: number) => boolean) | null = null;
   /**
    * A register-file policy's plain registers, by word: their slot in `words`, or -1 (null for a
    * predicate policy).
@@ -91,9 +92,9 @@ export class ShadowIO implements RegisterIO {
   private readonly words: number[] | null = null;
   /**
    * Known words of a predicate policy, and of shadowed offsets that are not a word's byte offset
-   * (a fraction, or past 2^32): what the slots do not hold.
+   * (a fraction, or past 2^32): what the slots do not hold. Made on the first such word.
    */
-  private readonly values = new Map<number, number>();
+  private values: Map<number, number> | null = null;
 
   constructor(
     readonly inner: RegisterIO,
@@ -101,14 +102,24 @@ export class ShadowIO implements RegisterIO {
   ) {
     this.size = inner.size;
     if (typeof policy === 'function') {
-      this.cacheable = policy;
+      this.rule = policy;
     } else {
       const p = plainSlots(policy, inner.size);
-      const slot = p.slot;
-      this.slots = slot;
+      this.slots = p.slot;
       this.words = new Array<number>(p.count).fill(-0);
-      this.cacheable = (o) => (o & 3) === 0 && slot[o >>> 2] >= 0;
     }
+  }
+
+  /** True when the word at `offset` may be shadowed (the policy's rule). */
+  private cacheable(offset: number): boolean {
+    if (this.rule !== null) return this.rule(offset);
+    const slot = this.slots!;
+    return (offset & 3) === 0 && slot[offset >>> 2] >= 0;
+  }
+
+  /** Remembers `value` for an offset the word table does not hold. */
+  private remember(offset: number, value: number): void {
+    (this.values ??= new Map()).set(offset, value);
   }
 
   /** The slot of the plain register at byte offset `offset` in `words`, or -1. */
@@ -133,13 +144,13 @@ export class ShadowIO implements RegisterIO {
       words[s] = v + 1;
       return v;
     }
-    const known = this.values.get(offset);
+    const known = this.values?.get(offset);
     if (known !== undefined) {
       this.stats.hits++;
       return known;
     }
     const v = this.inner.read32(offset) >>> 0;
-    if (this.cacheable(offset)) this.values.set(offset, v);
+    if (this.cacheable(offset)) this.remember(offset, v);
     return v;
   }
 
@@ -148,19 +159,19 @@ export class ShadowIO implements RegisterIO {
     this.inner.write32(offset, value);
     const s = this.slotOf(offset);
     if (s >= 0) this.words![s] = (value >>> 0) + 1;
-    else if (this.cacheable(offset)) this.values.set(offset, value >>> 0);
+    else if (this.cacheable(offset)) this.remember(offset, value >>> 0);
   }
 
   /** True when the shadow holds the word at `offset`. */
   knows(offset: number): boolean {
     const s = this.slotOf(offset);
-    return s >= 0 ? this.words![s] !== 0 : this.values.has(offset);
+    return s >= 0 ? this.words![s] !== 0 : this.values !== null && this.values.has(offset);
   }
 
   /** The shadowed word at `offset`, or undefined (never reads the device). */
   peek(offset: number): number | undefined {
     const s = this.slotOf(offset);
-    if (s < 0) return this.values.get(offset);
+    if (s < 0) return this.values?.get(offset);
     const known = this.words![s];
     return known !== 0 ? known - 1 : undefined;
   }
@@ -172,18 +183,18 @@ export class ShadowIO implements RegisterIO {
   assume(offset: number, value: number): void {
     const s = this.slotOf(offset);
     if (s >= 0) this.words![s] = (value >>> 0) + 1;
-    else if (this.cacheable(offset)) this.values.set(offset, value >>> 0);
+    else if (this.cacheable(offset)) this.remember(offset, value >>> 0);
   }
 
   /** Drops the shadow of one word, or of every word. */
   forget(offset?: number): void {
     if (offset === undefined) {
       this.words?.fill(-0);
-      this.values.clear();
+      this.values?.clear();
       return;
     }
     const s = this.slotOf(offset);
     if (s >= 0) this.words![s] = 0;
-    else this.values.delete(offset);
+    else this.values?.delete(offset);
   }
 }

@@ -242,14 +242,14 @@ export function applyQos(
   // record it.
   const writes = program.writes;
   const n = writes.length;
-  const olds = new Float64Array(n);
-  const nexts = new Float64Array(n);
+  const olds: number[] = [];
+  const nexts: number[] = [];
   for (let i = 0; i < n; i++) {
     const w = writes[i];
     const old = wordBefore(w, windows, reportOld, io);
     const next = (((old === -1 ? w.reset : old) & ~w.mask) | w.value) >>> 0;
-    olds[i] = old;
-    nexts[i] = next;
+    olds.push(old);
+    nexts.push(next);
     const rec = change(w, old === -1 ? null : old, next);
     if (old === next) result.unchanged.push(rec);
     else result.writes.push(rec);

@@ -6,7 +6,9 @@
  * expected) returns undefined, and parseQosPlan runs the schema itself: the schema stays the one
  * judge of a bad plan and the one author of its messages and paths.
  *
- * Every rule here is a rule of QosPlanSchema, in the same order of keys:
+ * The format is one table (`formatOf`): per kind of entry, its keys in the schema's order, each
+ * with the kind of value it takes and its limit; one loop (`entry`) checks any entry against its
+ * row. Every rule of the table is a rule of QosPlanSchema:
  *   plan      { $schema?: string, version: 1, description?: string, engines: EngineEntry[1..] }
  *   engine    { engine: id | id[1..], arbiters?, rateLimit?, queues?: QueueEntry[], description? }
  *   arbiters  { prefetch?, s2mPrefetch?: 'rr' | 'qos', dwrr?: 'on' | 'off' | Dwrr, completion?,
@@ -36,233 +38,236 @@ export interface PlanLimits {
 
 type Obj = Record<string, unknown>;
 
-/** Not a plain object (or a key the checker does not know): leave the plan to the schema. */
+/** Not accepted outright: leave the plan to the schema. */
 const NO = undefined;
+
+/**
+ * What a key takes: `uint` an integer in 0..max; `bool`; `string`; `one` the number 1 (the format
+ * version); `mode` an arbiter mode, 'rr' | 'qos'; `class` a DMAQoSClass name; `entry` an entry of
+ * kind `of`; `list` a list of at least `max` entries of kind `of`; `switch` 'on' | 'off' or an
+ * entry of kind `of`; `ids` an integer in 0..max or a non-empty list of them.
+ */
+type Kind =
+  'uint' | 'bool' | 'string' | 'one' | 'mode' | 'class' | 'entry' | 'list' | 'switch' | 'ids';
+
+/** One key of an entry: what it takes and its limit (for a list: the fewest entries). */
+interface Key {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly required: boolean;
+  readonly max: number;
+  readonly of: Entry | null;
+}
+
+/** One kind of entry: its keys in the schema's order, and the schema's refinements of it. */
+interface Entry {
+  readonly keys: readonly Key[];
+  /** How many of its keys are required. */
+  readonly required: number;
+  /** At least one key given (a queue's explicit qos). */
+  readonly nonEmpty: boolean;
+  /** Two keys that may not both be given (a queue's class and qos), or null. */
+  readonly exclusive: readonly [string, string] | null;
+}
 
 const CLASSES: ReadonlySet<unknown> = new Set<unknown>(DMA_QOS_CLASS_NAMES);
 
-const PLAN_KEYS = new Set(['$schema', 'version', 'description', 'engines']);
-const ENGINE_KEYS = new Set(['engine', 'arbiters', 'rateLimit', 'queues', 'description']);
-const ARBITER_KEYS = new Set(['prefetch', 's2mPrefetch', 'dwrr', 'completion', 'qPromotion']);
-const DWRR_KEYS = new Set(['enabled', 'incFactor', 'weightInc', 'packetMode']);
-const ENGINE_RL_KEYS = new Set(['shortCycleSize', 'packetMode', 'stream']);
-const BUCKET_KEYS = new Set(['enabled', 'maxBurst', 'pause', 'refill', 'longCycle', 'longRefill']);
-const QUEUE_KEYS = new Set(['queue', 'class', 'qos', 's2mAxiQos', 'rateLimit', 'description']);
-const QOS_KEYS = new Set(['axiQos', 'qQos', 'weight', 'highPriority']);
+/** A key (`?` ending its name: optional). */
+function key(name: string, kind: Kind, max = 0, of: Entry | null = null): Key {
+  const optional = name.endsWith('?');
+  return { name: optional ? name.slice(0, -1) : name, kind, required: !optional, max, of };
+}
 
-/** A plain object (what JSON.parse and object literals make) whose every key is in `keys`. */
-function plain(x: unknown, keys: ReadonlySet<string>): x is Obj {
+function entryOf(
+  keys: Key[],
+  refine: { nonEmpty?: boolean; exclusive?: [string, string] } = {},
+): Entry {
+  return {
+    keys,
+    required: keys.filter((k) => k.required).length,
+    nonEmpty: refine.nonEmpty === true,
+    exclusive: refine.exclusive ?? null,
+  };
+}
+
+/** The format's table for limits `L` (the plan's root entry). */
+function formatOf(L: PlanLimits): Entry {
+  const bucket = (maxBurst: number) =>
+    entryOf([
+      key('enabled', 'bool'),
+      key('maxBurst?', 'uint', maxBurst),
+      key('pause?', 'bool'),
+      key('refill?', 'uint', L.refill),
+      key('longCycle?', 'uint', L.longCycle),
+      key('longRefill?', 'uint', L.longRefill),
+    ]);
+  const qos = entryOf(
+    [
+      key('axiQos?', 'uint', L.axiQos),
+      key('qQos?', 'uint', L.qQos),
+      key('weight?', 'uint', L.weight),
+      key('highPriority?', 'bool'),
+    ],
+    { nonEmpty: true },
+  );
+  const queue = entryOf(
+    [
+      key('queue', 'uint', L.queues - 1),
+      key('class?', 'class'),
+      key('qos?', 'entry', 0, qos),
+      key('s2mAxiQos?', 'uint', L.s2mAxiQos),
+      key('rateLimit?', 'entry', 0, bucket(L.queueMaxBurst)),
+      key('description?', 'string'),
+    ],
+    { exclusive: ['class', 'qos'] },
+  );
+  const dwrr = entryOf([
+    key('enabled', 'bool'),
+    key('incFactor?', 'uint', L.incFactor),
+    key('weightInc?', 'uint', L.weightInc),
+    key('packetMode?', 'bool'),
+  ]);
+  const arbiters = entryOf([
+    key('prefetch?', 'mode'),
+    key('s2mPrefetch?', 'mode'),
+    key('dwrr?', 'switch', 0, dwrr),
+    key('completion?', 'mode'),
+    key('qPromotion?', 'bool'),
+  ]);
+  const engineRateLimit = entryOf([
+    key('shortCycleSize?', 'uint', L.shortCycleSize),
+    key('packetMode?', 'bool'),
+    key('stream?', 'entry', 0, bucket(L.streamMaxBurst)),
+  ]);
+  const engine = entryOf([
+    key('engine', 'ids', Number.MAX_SAFE_INTEGER),
+    key('arbiters?', 'entry', 0, arbiters),
+    key('rateLimit?', 'entry', 0, engineRateLimit),
+    key('queues?', 'list', 0, queue),
+    key('description?', 'string'),
+  ]);
+  return entryOf([
+    key('$schema?', 'string'),
+    key('version', 'one'),
+    key('description?', 'string'),
+    key('engines', 'list', 1, engine),
+  ]);
+}
+
+/** The table of the last limits asked for (QOS_LIMITS: one table for the process). */
+let format: { limits: PlanLimits; root: Entry } | undefined;
+
+/** A plain object (what JSON.parse and object literals make). */
+function isPlain(x: unknown): x is Obj {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
   const proto = Object.getPrototypeOf(x) as unknown;
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const k in x) if (!keys.has(k)) return false;
-  return true;
+  return proto === Object.prototype || proto === null;
 }
 
 /** A plain array (holes and extra properties aside, which the element checks refuse). */
-function list(x: unknown): x is unknown[] {
+function isList(x: unknown): x is unknown[] {
   return Array.isArray(x) && Object.getPrototypeOf(x) === Array.prototype;
 }
 
 /** An integer in 0..max. */
-function uint(v: unknown, max: number): v is number {
+function isUint(v: unknown, max: number): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= max;
 }
 
-/**
- * The value of an optional key: `undefined` when absent; `NO_VALUE` when present but undefined
- * (the schema keeps such a key: this checker leaves it to the schema).
- */
-const NO_VALUE = Symbol('present but undefined');
-function opt(o: Obj, k: string): unknown {
-  const v = o[k];
-  return v === undefined && k in o ? NO_VALUE : v;
-}
-
-/*
- * The optional keys: each copies key `k` of `x` into `out` when present and valid, and returns
- * false when it is present but not valid (the plan then goes to the schema). Called in the
- * schema's key order, so `out` gets the keys in that order.
- */
-
-/** An optional integer in 0..max. */
-function optUint(x: Obj, k: string, max: number, out: Obj): boolean {
-  const v = opt(x, k);
-  if (v === undefined) return true;
-  if (!uint(v, max)) return false;
-  out[k] = v;
-  return true;
-}
-
-/** An optional key whose value passes `test` (a boolean, a string, an arbiter mode). */
-function optWhen(x: Obj, k: string, test: (v: unknown) => boolean, out: Obj): boolean {
-  const v = opt(x, k);
-  if (v === undefined) return true;
-  if (!test(v)) return false;
-  out[k] = v;
-  return true;
-}
-
-function isBool(v: unknown): boolean {
-  return typeof v === 'boolean';
-}
-
-function isString(v: unknown): boolean {
-  return typeof v === 'string';
-}
-
-/** An arbiter mode ('rr' | 'qos'). */
-function isMode(v: unknown): boolean {
-  return v === 'rr' || v === 'qos';
-}
-
-/** An optional object key checked by `check` (undefined: not valid). */
-function optObj<A>(
-  x: Obj,
-  k: string,
-  check: (v: unknown, a: A) => unknown,
-  a: A,
-  out: Obj,
-): boolean {
-  const v = opt(x, k);
-  if (v === undefined) return true;
-  const c = check(v, a);
-  if (c === NO) return false;
-  out[k] = c;
-  return true;
-}
-
-/** A token bucket ({ enabled, maxBurst?, pause?, refill?, longCycle?, longRefill? }). */
-function bucket(x: unknown, maxBurst: number, L: PlanLimits): Obj | undefined {
-  if (!plain(x, BUCKET_KEYS) || typeof x.enabled !== 'boolean') return NO;
-  const out: Obj = { enabled: x.enabled };
-  return optUint(x, 'maxBurst', maxBurst, out) &&
-    optWhen(x, 'pause', isBool, out) &&
-    optUint(x, 'refill', L.refill, out) &&
-    optUint(x, 'longCycle', L.longCycle, out) &&
-    optUint(x, 'longRefill', L.longRefill, out)
-    ? out
-    : NO;
-}
-
-function queueBucket(x: unknown, L: PlanLimits): Obj | undefined {
-  return bucket(x, L.queueMaxBurst, L);
-}
-
-function streamBucket(x: unknown, L: PlanLimits): Obj | undefined {
-  return bucket(x, L.streamMaxBurst, L);
-}
-
-/** Explicit per-queue values (at least one). */
-function queueQos(x: unknown, L: PlanLimits): Obj | undefined {
-  if (!plain(x, QOS_KEYS)) return NO;
-  const out: Obj = {};
-  return optUint(x, 'axiQos', L.axiQos, out) &&
-    optUint(x, 'qQos', L.qQos, out) &&
-    optUint(x, 'weight', L.weight, out) &&
-    optWhen(x, 'highPriority', isBool, out) &&
-    (out.axiQos !== undefined ||
-      out.qQos !== undefined ||
-      out.weight !== undefined ||
-      out.highPriority !== undefined)
-    ? out
-    : NO;
-}
-
-function queue(x: unknown, L: PlanLimits): Obj | undefined {
-  if (!plain(x, QUEUE_KEYS) || !uint(x.queue, L.queues - 1)) return NO;
-  const out: Obj = { queue: x.queue };
-  const cls = opt(x, 'class');
-  if (cls !== undefined) {
-    // not both class and qos (the schema's refinement)
-    if (!CLASSES.has(cls) || x.qos !== undefined) return NO;
-    out.class = cls;
+/** The schema's parse of value `v` of key `k`, or NO. */
+function value(v: unknown, k: Key): unknown {
+  switch (k.kind) {
+    case 'uint':
+      return isUint(v, k.max) ? v : NO;
+    case 'bool':
+      return typeof v === 'boolean' ? v : NO;
+    case 'string':
+      return typeof v === 'string' ? v : NO;
+    case 'one':
+      return v === 1 ? v : NO;
+    case 'mode':
+      return v === 'rr' || v === 'qos' ? v : NO;
+    case 'class':
+      return CLASSES.has(v) ? v : NO;
+    case 'entry':
+      return entry(v, k.of!);
+    case 'list':
+      return list(v, k.of!, k.max);
+    case 'switch':
+      return v === 'on' || v === 'off' ? v : entry(v, k.of!);
+    case 'ids':
+      return isUint(v, k.max) ? v : ids(v, k.max);
   }
-  return optObj(x, 'qos', queueQos, L, out) &&
-    optUint(x, 's2mAxiQos', L.s2mAxiQos, out) &&
-    optObj(x, 'rateLimit', queueBucket, L, out) &&
-    optWhen(x, 'description', isString, out)
-    ? out
-    : NO;
 }
 
-function dwrr(x: unknown, L: PlanLimits): unknown {
-  if (x === 'on' || x === 'off') return x;
-  if (!plain(x, DWRR_KEYS) || typeof x.enabled !== 'boolean') return NO;
-  const out: Obj = { enabled: x.enabled };
-  return optUint(x, 'incFactor', L.incFactor, out) &&
-    optUint(x, 'weightInc', L.weightInc, out) &&
-    optWhen(x, 'packetMode', isBool, out)
-    ? out
-    : NO;
-}
-
-function arbiters(x: unknown, L: PlanLimits): Obj | undefined {
-  if (!plain(x, ARBITER_KEYS)) return NO;
-  const out: Obj = {};
-  return optWhen(x, 'prefetch', isMode, out) &&
-    optWhen(x, 's2mPrefetch', isMode, out) &&
-    optObj(x, 'dwrr', dwrr, L, out) &&
-    optWhen(x, 'completion', isMode, out) &&
-    optWhen(x, 'qPromotion', isBool, out)
-    ? out
-    : NO;
-}
-
-function engineRateLimit(x: unknown, L: PlanLimits): Obj | undefined {
-  if (!plain(x, ENGINE_RL_KEYS)) return NO;
-  const out: Obj = {};
-  return optUint(x, 'shortCycleSize', L.shortCycleSize, out) &&
-    optWhen(x, 'packetMode', isBool, out) &&
-    optObj(x, 'stream', streamBucket, L, out)
-    ? out
-    : NO;
-}
-
-/** An engine id (a safe integer >= 0) or a non-empty list of them. */
-function engineIds(x: unknown): unknown {
-  if (uint(x, Number.MAX_SAFE_INTEGER)) return x;
-  if (!list(x) || x.length === 0) return NO;
-  const out: number[] = [];
-  for (let i = 0; i < x.length; i++) {
-    const id = x[i];
-    if (!uint(id, Number.MAX_SAFE_INTEGER)) return NO;
-    out.push(id);
+/**
+ * The schema's parse of entry `x` of kind `E`, or NO. The entry's keys are read in its own order
+ * (each found in the table from where the last one was); an entry whose keys come in the schema's
+ * order, as most do, is built as it is read, any other is put in the schema's order at the end.
+ */
+function entry(x: unknown, E: Entry): Obj | undefined {
+  if (!isPlain(x)) return NO;
+  const keys = E.keys;
+  const n = keys.length;
+  let out: Obj = {};
+  let next = 0;
+  let ordered = true;
+  let required = 0;
+  let given = 0;
+  for (const name in x) {
+    let i = next;
+    while (i < n && keys[i].name !== name) i++;
+    if (i === n) {
+      i = 0;
+      while (i < next && keys[i].name !== name) i++;
+      if (i === next) return NO; // not a key of the format
+      ordered = false;
+    }
+    next = i + 1;
+    const k = keys[i];
+    const v = x[name];
+    if (v === undefined) return NO; // present but undefined: the schema's call
+    const parsed = value(v, k);
+    if (parsed === NO) return NO;
+    out[name] = parsed;
+    given++;
+    if (k.required) required++;
+  }
+  if (required !== E.required || (E.nonEmpty && given === 0)) return NO;
+  if (E.exclusive !== null && E.exclusive[0] in out && E.exclusive[1] in out) return NO;
+  if (!ordered) {
+    const sorted: Obj = {};
+    for (let i = 0; i < n; i++) {
+      const name = keys[i].name;
+      if (name in out) sorted[name] = out[name];
+    }
+    out = sorted;
   }
   return out;
 }
 
-/** A list of entries each checked by `check` (undefined: not valid). */
-function entries(
-  x: unknown,
-  check: (v: unknown, L: PlanLimits) => Obj | undefined,
-  L: PlanLimits,
-): Obj[] | undefined {
-  if (!list(x)) return NO;
+/** A list of at least `min` entries of kind `E`, or NO. */
+function list(x: unknown, E: Entry, min: number): Obj[] | undefined {
+  if (!isList(x) || x.length < min) return NO;
   const out: Obj[] = [];
   for (let i = 0; i < x.length; i++) {
-    const v = check(x[i], L);
+    const v = entry(x[i], E);
     if (v === NO) return NO;
     out.push(v);
   }
   return out;
 }
 
-function engine(x: unknown, L: PlanLimits): Obj | undefined {
-  if (!plain(x, ENGINE_KEYS)) return NO;
-  const ids = engineIds(x.engine);
-  if (ids === NO) return NO;
-  const out: Obj = { engine: ids };
-  return optObj(x, 'arbiters', arbiters, L, out) &&
-    optObj(x, 'rateLimit', engineRateLimit, L, out) &&
-    optObj(x, 'queues', queueList, L, out) &&
-    optWhen(x, 'description', isString, out)
-    ? out
-    : NO;
-}
-
-function queueList(x: unknown, L: PlanLimits): Obj[] | undefined {
-  return entries(x, queue, L);
+/** A non-empty list of integers in 0..max, or NO. */
+function ids(x: unknown, max: number): number[] | undefined {
+  if (!isList(x) || x.length === 0) return NO;
+  const out: number[] = [];
+  for (let i = 0; i < x.length; i++) {
+    const id = x[i];
+    if (!isUint(id, max)) return NO;
+    out.push(id);
+  }
+  return out;
 }
 
 /**
@@ -270,13 +275,6 @@ function queueList(x: unknown, L: PlanLimits): Obj[] | undefined {
  * module comment), else undefined (run the schema).
  */
 export function checkPlanFormat(input: unknown, L: PlanLimits): QosPlanJson | undefined {
-  if (!plain(input, PLAN_KEYS)) return NO;
-  const out: Obj = {};
-  if (!optWhen(input, '$schema', isString, out) || input.version !== 1) return NO;
-  out.version = 1;
-  if (!optWhen(input, 'description', isString, out)) return NO;
-  const engines = entries(input.engines, engine, L);
-  if (engines === NO || engines.length === 0) return NO;
-  out.engines = engines;
-  return out as unknown as QosPlanJson;
+  if (format === undefined || format.limits !== L) format = { limits: L, root: formatOf(L) };
+  return entry(input, format.root) as unknown as QosPlanJson | undefined;
 }

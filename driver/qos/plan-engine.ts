@@ -26,22 +26,21 @@ function s2mQueueField(f: PlanFieldSpec | undefined, n: number): PlanFieldSpec {
 /**
  * The registers of one engine being planned, by slot in the write order: each register set so far
  * is its PlannedWrite, whose bits and fields grow as the plan sets them; `writes()` completes
- * each (complete, inferred) and lists them in write order.
+ * each (complete, inferred), lists them in write order and empties the slots, so the next engine
+ * can be planned in the same tables (`engineWords`).
  */
 class EngineWords {
+  engine = -1;
   readonly words: (PlannedWrite | undefined)[];
   /** Per slot: the first field set (its register field starts the names of the inferred rule). */
   private readonly first: (PlanFieldSpec | undefined)[];
   /** Per slot: register fields named so far, in first-set order, once a second one is set. */
   private readonly names: (string[] | undefined)[];
 
-  constructor(
-    readonly engine: number,
-    slots: number,
-  ) {
-    this.words = new Array<PlannedWrite | undefined>(slots);
-    this.first = new Array<PlanFieldSpec | undefined>(slots);
-    this.names = new Array<string[] | undefined>(slots);
+  constructor(slots: number) {
+    this.words = new Array<PlannedWrite | undefined>(slots).fill(undefined);
+    this.first = new Array<PlanFieldSpec | undefined>(slots).fill(undefined);
+    this.names = new Array<string[] | undefined>(slots).fill(undefined);
   }
 
   /** Sets the bits of `f` to `value` in its register's word (checked against the bits' width first). */
@@ -124,22 +123,40 @@ class EngineWords {
     }
   }
 
-  /** The words set, completed, in write order. */
-  writes(): PlannedWrite[] {
-    const out: PlannedWrite[] = [];
+  /** The words set, completed, appended to `out` in write order; the slots are left empty. */
+  writes(out: PlannedWrite[]): PlannedWrite[] {
     for (let i = 0; i < this.words.length; i++) {
       const w = this.words[i];
       if (w === undefined) continue;
-      const r = this.first[i]!.reg;
+      const first = this.first[i]!;
+      const r = first.reg;
       const names = this.names[i];
       w.complete = (w.mask & r.fieldMask) >>> 0 === r.fieldMask;
-      const alone = this.first[i]!.writeInferred;
+      const alone = first.writeInferred;
       w.inferred =
         names !== undefined ? r.inferredWrite(names) : alone.length === 0 ? [] : alone.slice();
       out.push(w);
+      this.words[i] = undefined;
+      this.first[i] = undefined;
+      this.names[i] = undefined;
     }
     return out;
   }
+}
+
+/**
+ * The tables of the last engine planned to completion, for the next one (planEngine takes them and
+ * gives them back once `writes()` has emptied them; a plan that throws midway, or a planEngine
+ * that runs inside another, makes its own).
+ */
+let spare: EngineWords | undefined;
+
+/** Empty tables to plan `engine` in. */
+function engineWords(engine: number, slots: number): EngineWords {
+  const W = spare ?? new EngineWords(slots);
+  spare = undefined;
+  W.engine = engine;
+  return W;
 }
 
 /** Placeholder of a word's inferred list until `writes()` sets it. */
@@ -182,10 +199,10 @@ function planQueue(W: EngineWords, Q: QueueFieldSpecs, q: PlanQueue): void {
     W.set(s2mQueueField(Q.s2mAxiQos, n), q.s2mAxiQos, 'explicit', `${src}.s2mAxiQos`, n);
 }
 
-/** The writes of one engine of the plan, in write order. */
-export function planEngine(e: PlanEngine): PlannedWrite[] {
+/** The writes of one engine of the plan, in write order, appended to `out`. */
+export function planEngine(e: PlanEngine, out: PlannedWrite[] = []): PlannedWrite[] {
   const T = qosRegs();
-  const W = new EngineWords(e.engine, T.order.length);
+  const W = engineWords(e.engine, T.order.length);
 
   for (const q of e.queues) planQueue(W, T.queues[q.queue], q);
 
@@ -236,7 +253,9 @@ export function planEngine(e: PlanEngine): PlannedWrite[] {
   if (a.prefetch !== undefined)
     W.set(E.m2sPrefForceRr, a.prefetch === 'rr' ? 1 : 0, 'explicit', `${s}.prefetch`);
 
-  return W.writes();
+  W.writes(out);
+  spare = W;
+  return out;
 }
 
 /** The queue entry sets a class or an explicit AXI QoS, DWRR level or weight. */

@@ -96,7 +96,7 @@ export function buildQosWrites(
   const warnings: QosWarning[] = [];
   for (const e of plan.engines) {
     if (engines && !engines.includes(e.engine)) continue;
-    for (const w of planEngine(e)) writes.push(w);
+    planEngine(e, writes);
     for (const w of armingWarnings(e)) warnings.push(w);
     for (const w of refillWarnings(e)) warnings.push(w);
   }
@@ -134,10 +134,38 @@ export function planQos(plan: QosPlanInput | QosPlan, opts: PlanQosOptions = {})
     }
   }
   const { writes: all, warnings } = buildQosWrites(p, opts.engines);
+  const { writes, skipped } = opts.allowInferred
+    ? { writes: all, skipped: [] }
+    : withoutInferred(all, warnings);
+  if (opts.strict && warnings.length > 0) {
+    const inferred = warnings.find((w) => w.code === 'INFERRED_SKIPPED');
+    throw new NxdmaError(
+      inferred ? 'REGISTER_INFERRED' : 'PLAN_INVALID',
+      `strict: ${warnings.map((w) => w.message).join(' | ')}`,
+      {
+        where: `engine ${warnings[0].engine}`,
+        expected: 'a plan without warnings',
+        actual: warnings,
+        warnings,
+      },
+    );
+  }
+  return { plan: p, writes, skipped, warnings };
+}
+
+/**
+ * The inferred-write gate without allowInferred: a write of an inferred register that the plan
+ * asks for explicitly is REGISTER_INFERRED; one that only a class's default mapping implies is
+ * left out (`skipped`) with an INFERRED_SKIPPED warning (added to `warnings`).
+ */
+function withoutInferred(
+  all: PlannedWrite[],
+  warnings: QosWarning[],
+): { writes: PlannedWrite[]; skipped: PlannedWrite[] } {
   const writes: PlannedWrite[] = [];
   const skipped: PlannedWrite[] = [];
   for (const w of all) {
-    if (w.inferred.length === 0 || opts.allowInferred) {
+    if (w.inferred.length === 0) {
       writes.push(w);
       continue;
     }
@@ -169,18 +197,5 @@ export function planQos(plan: QosPlanInput | QosPlan, opts: PlanQosOptions = {})
       });
     }
   }
-  if (opts.strict && warnings.length > 0) {
-    const inferred = warnings.find((w) => w.code === 'INFERRED_SKIPPED');
-    throw new NxdmaError(
-      inferred ? 'REGISTER_INFERRED' : 'PLAN_INVALID',
-      `strict: ${warnings.map((w) => w.message).join(' | ')}`,
-      {
-        where: `engine ${warnings[0].engine}`,
-        expected: 'a plan without warnings',
-        actual: warnings,
-        warnings,
-      },
-    );
-  }
-  return { plan: p, writes, skipped, warnings };
+  return { writes, skipped };
 }

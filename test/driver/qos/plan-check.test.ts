@@ -218,6 +218,155 @@ describe('QoS plan hand checker', () => {
   });
 });
 
+/** A plan giving every key of the format, each within its limits. */
+const FULL = {
+  $schema: 's.json',
+  version: 1,
+  description: 'd',
+  engines: [
+    {
+      engine: [0, 1],
+      arbiters: {
+        prefetch: 'qos',
+        s2mPrefetch: 'rr',
+        dwrr: { enabled: true, incFactor: 1, weightInc: 1, packetMode: false },
+        completion: 'qos',
+        qPromotion: true,
+      },
+      rateLimit: {
+        shortCycleSize: 1,
+        packetMode: false,
+        stream: {
+          enabled: true,
+          maxBurst: 1,
+          pause: false,
+          refill: 1,
+          longCycle: 1,
+          longRefill: 1,
+        },
+      },
+      queues: [
+        { queue: 0, class: 'P0', s2mAxiQos: 1, description: 'q' },
+        {
+          queue: 1,
+          qos: { axiQos: 1, qQos: 1, weight: 1, highPriority: true },
+          rateLimit: {
+            enabled: true,
+            maxBurst: 1,
+            pause: true,
+            refill: 1,
+            longCycle: 1,
+            longRefill: 1,
+          },
+        },
+      ],
+      description: 'e',
+    },
+    { engine: 2, arbiters: { dwrr: 'off' } },
+  ],
+};
+
+/** Every object and array of `v` with its path, and every key of each object. */
+function* places(v: unknown, path: (string | number)[] = []): Generator<(string | number)[]> {
+  yield path;
+  if (v !== null && typeof v === 'object')
+    for (const [k, x] of Object.entries(v))
+      yield* places(x, [...path, Array.isArray(v) ? Number(k) : k]);
+}
+
+/** A copy of `doc` with `edit` applied to the value at `path` (its parent and key). */
+function edited(
+  doc: unknown,
+  path: (string | number)[],
+  edit: (parent: Record<string | number, unknown>, k: string | number) => void,
+): unknown {
+  const copy = structuredClone(doc) as Record<string | number, unknown>;
+  let parent = copy;
+  for (const k of path.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
+  edit(parent, path[path.length - 1]);
+  return copy;
+}
+
+describe('QoS plan hand checker on bad plans', () => {
+  it('refuses every bad value, missing key and extra key at every place of a full plan, and parseQosPlan reports what the schema does', () => {
+    expect(shape(checkPlanFormat(FULL, QOS_LIMITS))).toBe(shape(QosPlanSchema.parse(FULL)));
+    const bad: unknown[] = [
+      undefined,
+      null,
+      -1,
+      0.5,
+      2 ** 32,
+      2 ** 53,
+      '1',
+      'qos',
+      true,
+      {},
+      [],
+      [-1],
+    ];
+    let refused = 0;
+    for (const path of places(FULL)) {
+      const docs: unknown[] = [];
+      if (path.length > 0) {
+        const at = path.reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], FULL);
+        // a number: also each side of every field width's limit (2^w - 1, 2^w)
+        const values =
+          typeof at === 'number'
+            ? [...bad, ...Array.from({ length: 33 }, (_, w) => [2 ** w - 1, 2 ** w]).flat()]
+            : bad;
+        for (const b of values) docs.push(edited(FULL, path, (o, k) => void (o[k] = b)));
+        docs.push(
+          edited(
+            FULL,
+            path,
+            (o, k) => void (Array.isArray(o) ? o.splice(Number(k), 1) : delete o[k]),
+          ),
+        );
+      }
+      docs.push(
+        edited(FULL, [...path, 'extra'], (o, k) => {
+          if (o !== null && typeof o === 'object' && !Array.isArray(o)) o[k] = 1;
+        }),
+      );
+      for (const doc of docs) {
+        const z = QosPlanSchema.safeParse(doc);
+        const checked = checkPlanFormat(doc, QOS_LIMITS);
+        if (!z.success) {
+          refused++;
+          expect(checked).toBeUndefined();
+        } else expect(shape(checked ?? z.data)).toBe(shape(z.data));
+        const a = outcome(() => parseQosPlan(doc, 'p.json'));
+        const b = outcome(() => parseQosPlanWithSchema(doc, 'p.json'));
+        expect(a.ok).toBe(b.ok);
+        if (!a.ok && !b.ok) {
+          expect(a.error.code).toBe(b.error.code);
+          expect(a.error.message).toBe(b.error.message);
+          expect(a.error.details).toStrictEqual(b.error.details);
+        } else if (a.ok && b.ok) expect(shape(a.value)).toBe(shape(b.value));
+      }
+    }
+    expect(refused).toBeGreaterThan(500);
+  });
+
+  it('puts keys given out of the schema order in that order', () => {
+    const doc = {
+      engines: [
+        {
+          queues: [{ class: 'P1', queue: 3 }],
+          arbiters: { dwrr: 'on', prefetch: 'qos' },
+          engine: 0,
+        },
+      ],
+      version: 1,
+    };
+    const checked = checkPlanFormat(doc, QOS_LIMITS);
+    expect(checked).toBeDefined();
+    expect(shape(checked)).toBe(shape(QosPlanSchema.parse(doc)));
+    expect(Object.keys(checked!)).toEqual(['version', 'engines']);
+    expect(Object.keys(checked!.engines[0])).toEqual(['engine', 'arbiters', 'queues']);
+  });
+});
+
 describe('planned words', () => {
   it('list their fields once each, in bit order, on every accepted plan', () => {
     let planned = 0;

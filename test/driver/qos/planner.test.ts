@@ -105,6 +105,22 @@ describe('planQos', () => {
     expect(KNOWN).toEqual(copy);
   });
 
+  it('a plan that fails midway leaves nothing behind for the next one (the engine word tables)', () => {
+    const other: QosPlanInput = {
+      version: 1,
+      engines: [{ engine: 0, queues: [{ queue: 5, class: 'P1' }] }, { engine: 1 }],
+    };
+    const before = planQos(other, { allowInferred: true });
+    // A validated plan with a value its field cannot hold: planning stops inside the first engine
+    // after some of its words were set.
+    const bad = structuredClone(parseQosPlan(KNOWN));
+    bad.engines[0].queues[2].qos = { weight: QOS_LIMITS.weight + 1 };
+    expectCode(() => planQos(bad, { allowInferred: true }), 'PLAN_INVALID');
+    const after = planQos(other, { allowInferred: true });
+    expect(after).toStrictEqual(before);
+    expect(after.writes.every((w) => w.engine === 0 && !w.path.startsWith('M2S_Q[0]'))).toBe(true);
+  });
+
   it('the default class mapping: wire class saturated 0..4, a higher class is served first', () => {
     const p = planQos(
       {
