@@ -77,4 +77,44 @@ describe('copyBytes', () => {
       { numRuns: 400 },
     );
   });
+
+  it('keeps every bit of 8-byte words that read as NaN (signalling and quiet, any payload)', () => {
+    const nanWord = fc
+      .tuple(fc.boolean(), fc.integer({ min: 0, max: 0xfffff }), fc.nat({ max: 0xffffffff }))
+      .map(([neg, hi, lo]) => [lo, (neg ? 0xfff00000 : 0x7ff00000) | hi || 1]);
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(nanWord, fc.tuple(fc.nat({ max: 0xffffffff }), fc.nat({ max: 0xffffffff }))),
+          {
+            minLength: 1,
+            maxLength: 32,
+          },
+        ),
+        fc.integer({ min: 0, max: 32 }).map((x) => x * 8),
+        fc.integer({ min: 0, max: 32 }).map((x) => x * 8),
+        (words, so, d) => {
+          const a = new Uint8Array(1024);
+          const b = filled(1024, 4);
+          const a32 = new Uint32Array(a.buffer);
+          words.forEach(([lo, hi], i) => {
+            a32[(so >>> 2) + 2 * i] = lo;
+            a32[(so >>> 2) + 2 * i + 1] = hi;
+          });
+          const n = words.length * 8;
+          const want = b.slice();
+          reference(a, so, want, d, n);
+          copyBytes(
+            new MemoryRegion('a', 'a', 0, a),
+            so,
+            new MemoryRegion('b', 'b', 4096, b),
+            d,
+            n,
+          );
+          expect(Buffer.from(b).equals(Buffer.from(want))).toBe(true);
+        },
+      ),
+      { numRuns: 600 },
+    );
+  });
 });
