@@ -28,10 +28,8 @@ export function copyBytes(
     if (s64 !== null && d64 !== null && ((so | d | n) & 7) === 0) {
       // (two regions on one buffer are then a multiple of 8 bytes apart: no word is written
       // before a half of it that one 4-byte word a turn reads later, so the bytes are the same)
-      const a = so >>> 3;
-      const b = d >>> 3;
-      const w = n >>> 3;
-      for (let i = 0; i < w; i++) d64[b + i] = s64[a + i];
+      const end = (d + n) >>> 3;
+      for (let j = d >>> 3, i = so >>> 3; j < end; j++, i++) d64[j] = s64[i];
       return;
     }
     const s32 = src.i32;
