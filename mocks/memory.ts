@@ -42,6 +42,12 @@ export class MemoryRegion {
    * aligned, else null: the engine copies small word-aligned chunks through it.
    */
   readonly i32: Int32Array | null;
+  /**
+   * The same bytes as 64-bit words (index = byte offset / 8) when the backing store is 8-byte
+   * aligned, else null: the engine copies small chunks of whole 8-byte words through it (a
+   * load and a store of a float64 element move its 8 bytes unchanged, NaN payloads included).
+   */
+  readonly f64: Float64Array | null;
 
   constructor(name: string, kind: string, base: number, bytes: Uint8Array) {
     this.name = name;
@@ -54,6 +60,10 @@ export class MemoryRegion {
     this.i32 =
       (bytes.byteOffset & 3) === 0
         ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2)
+        : null;
+    this.f64 =
+      (bytes.byteOffset & 7) === 0
+        ? new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 3)
         : null;
   }
 

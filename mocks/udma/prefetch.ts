@@ -169,6 +169,15 @@ export class PrefetchArbiter {
     if (this.last === q) this.last = -1;
   }
 
+  /**
+   * `pick` over the one queue q asking (mask 1 << q): whatever the priorities, q is chosen and
+   * the round-robin pointer moves to it.
+   */
+  pickAlone(q: number): number {
+    this.last = q;
+    return q;
+  }
+
   pick(cfg: HalfConfig, mask: number): number {
     const hp = mask & cfg.highPriority;
     const m = hp !== 0 ? hp : mask;

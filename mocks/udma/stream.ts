@@ -226,8 +226,8 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
 
 /** Applies `n` grants of `h.grants` to queue q's FIFO count and next fetch slot (and the log). */
 function applyGrants(p: ArbitrationPipeline, h: StreamHalf, q: number, n: number): void {
-  const { f, cfg, grants: g } = h;
-  (h.tx ? p.txPref : p.rxPref).pick(cfg, 1 << q);
+  const { f, grants: g } = h;
+  (h.tx ? p.txPref : p.rxPref).pickAlone(q);
   if (p.c.trace.enabled)
     for (let i = 0; i < n; i++)
       p.prefetches.record(h.tx ? 'm2s' : 's2m', q, g[2 * i], p.c.cycle, g[2 * i + 1]);

@@ -17,6 +17,14 @@ function reference(src: Uint8Array, so: number, dst: Uint8Array, d: number, n: n
   for (let i = 0; i < n; i++) dst[d + i] = src[so + i];
 }
 
+/** copyBytes from region "a" (at 0) to region "b" (at 4096) moves what the reference moves. */
+function expectCopy(a: Uint8Array, so: number, b: Uint8Array, d: number, n: number): void {
+  const want = b.slice();
+  reference(a, so, want, d, n);
+  copyBytes(new MemoryRegion('a', 'a', 0, a), so, new MemoryRegion('b', 'b', 4096, b), d, n);
+  expect(Buffer.from(b).equals(Buffer.from(want))).toBe(true);
+}
+
 function filled(n: number, seed: number): Uint8Array {
   const b = new Uint8Array(n);
   for (let i = 0; i < n; i++) b[i] = (i * 131 + seed * 17 + 7) & 0xff;
@@ -35,18 +43,7 @@ describe('copyBytes', () => {
           const so = aligned ? so0 & ~3 : so0;
           const d = aligned ? d0 & ~3 : d0;
           const nn = aligned ? n & ~3 : n;
-          const a = filled(1024, 1);
-          const b = filled(1024, 2);
-          const want = b.slice();
-          reference(a, so, want, d, nn);
-          copyBytes(
-            new MemoryRegion('a', 'a', 0, a),
-            so,
-            new MemoryRegion('b', 'b', 4096, b),
-            d,
-            nn,
-          );
-          expect(Buffer.from(b).equals(Buffer.from(want))).toBe(true);
+          expectCopy(filled(1024, 1), so, filled(1024, 2), d, nn);
         },
       ),
       { numRuns: 600 },
@@ -75,6 +72,36 @@ describe('copyBytes', () => {
         },
       ),
       { numRuns: 400 },
+    );
+  });
+
+  it('keeps every bit of 8-byte words that read as NaN (signalling and quiet, any payload)', () => {
+    const nanWord = fc
+      .tuple(fc.boolean(), fc.integer({ min: 0, max: 0xfffff }), fc.nat({ max: 0xffffffff }))
+      .map(([neg, hi, lo]) => [lo, (neg ? 0xfff00000 : 0x7ff00000) | hi || 1]);
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(nanWord, fc.tuple(fc.nat({ max: 0xffffffff }), fc.nat({ max: 0xffffffff }))),
+          {
+            minLength: 1,
+            maxLength: 32,
+          },
+        ),
+        fc.integer({ min: 0, max: 32 }).map((x) => x * 8),
+        fc.integer({ min: 0, max: 32 }).map((x) => x * 8),
+        (words, so, d) => {
+          const a = new Uint8Array(1024);
+          const b = filled(1024, 4);
+          const a32 = new Uint32Array(a.buffer);
+          words.forEach(([lo, hi], i) => {
+            a32[(so >>> 2) + 2 * i] = lo;
+            a32[(so >>> 2) + 2 * i + 1] = hi;
+          });
+          expectCopy(a, so, b, d, words.length * 8);
+        },
+      ),
+      { numRuns: 600 },
     );
   });
 });
