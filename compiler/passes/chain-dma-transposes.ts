@@ -14,7 +14,7 @@
  */
 import { type TensorFacts, tensorFacts } from '../ir/columns.ts';
 import { EdgeKind, TransposeKind } from '../ir/enums.ts';
-import { type Block, type Module, addDependency } from '../ir/module.ts';
+import { type Module, addDependency } from '../ir/module.ts';
 import {
   isDMAFamily,
   isRemoteSBPushOp,
@@ -42,83 +42,62 @@ const XBAR_NOTES = [
 ];
 
 /**
- * chainXbarTransposeAndRemoteDMA(bb): the one-pass latch scan over the block's instruction
- * columns. `hasXbar` says whether the block has an xbar transpose (the caller knows it from its
- * own walk; null to look).
+ * The latches of chainXbarTransposeAndRemoteDMA (LastXbarTranspose, LastSBCollective,
+ * LastRemoteSBPush, JustGotSBCollective, JustGotRemoteSBPush), reset at each block.
  */
-export function chainXbarTransposeAndRemoteDMA(
+interface XbarLatches {
+  lastXbarTranspose: number;
+  lastSBCollective: number;
+  lastRemoteSBPush: number;
+  justGotSBCollective: boolean;
+  justGotRemoteSBPush: boolean;
+}
+
+/**
+ * One instruction of chainXbarTransposeAndRemoteDMA's one-pass latch scan: the edges instruction
+ * `id` gets (logged as numbers: edge, id, on) and the latches it sets.
+ */
+function xbarStep(
   m: Module,
   tf: TensorFacts,
-  bb: Block,
+  id: number,
+  x: XbarLatches,
   c: XbarCounters,
-  notes: string[] | null,
-  hasXbar: boolean | null = null,
+  log: number[] | null,
 ): void {
   const { op, transpose, dstTensor } = m.columns;
-  const ids = bb.ids();
-  let any = hasXbar ?? false;
-  if (hasXbar === null) {
-    for (let i = 0; i < ids.length; i++) {
-      if (isXbarTransposeOp(op[ids[i]], transpose[ids[i]] as TransposeKind)) {
-        any = true;
-        break;
-      }
-    }
-  }
-  if (!any) {
-    c.skippedBlocks++; // "[xbar-transpose] Got no DMA transpose, skipping chaining"
-    return;
-  }
   const cols = m.columns;
   const edges = m.edges;
-  let lastXbarTranspose = -1;
-  let lastSBCollective = -1;
-  let lastRemoteSBPush = -1;
-  let justGotSBCollective = false;
-  let justGotRemoteSBPush = false;
-  // the lines are logged as numbers (edge, id, on) and written after the scan
-  const log: number[] | null = notes === null ? null : [];
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i];
-    const dst = dstTensor[id];
-    if (isXbarTransposeOp(op[id], transpose[id] as TransposeKind)) {
-      if (justGotSBCollective && lastSBCollective !== -1) {
-        addDependency(cols, edges, id, lastSBCollective, EdgeKind.Ordered);
-        c.transposeAfterCollective++;
-        justGotSBCollective = false; // "Resetting JustGotSBCollective after xbar transpose"
-        log?.push(0, id, lastSBCollective);
-      }
-      if (justGotRemoteSBPush && lastRemoteSBPush !== -1) {
-        addDependency(cols, edges, id, lastRemoteSBPush, EdgeKind.Ordered);
-        c.transposeAfterPush++;
-        justGotRemoteSBPush = false; // "Resetting JustGotRemoteSBPush after xbar transpose"
-        log?.push(1, id, lastRemoteSBPush);
-      }
-      lastXbarTranspose = id;
-    } else if (isSBDstCollectiveAt(m, tf, id)) {
-      if (lastXbarTranspose !== -1) {
-        addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
-        c.collectiveAfterTranspose++;
-        log?.push(2, id, lastXbarTranspose);
-      }
-      lastSBCollective = id;
-      justGotSBCollective = true;
-    } else if (isRemoteSBPushOp(op[id], dst === -1 ? -1 : tf.mem[dst])) {
-      if (lastXbarTranspose !== -1) {
-        addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
-        c.pushAfterTranspose++;
-        log?.push(3, id, lastXbarTranspose);
-      }
-      lastRemoteSBPush = id;
-      justGotRemoteSBPush = true; // "Setting JustGotRemoteSBPush after remote SB DMA"
+  if (isXbarTransposeOp(op[id], transpose[id] as TransposeKind)) {
+    if (x.justGotSBCollective && x.lastSBCollective !== -1) {
+      addDependency(cols, edges, id, x.lastSBCollective, EdgeKind.Ordered);
+      c.transposeAfterCollective++;
+      x.justGotSBCollective = false; // "Resetting JustGotSBCollective after xbar transpose"
+      log?.push(0, id, x.lastSBCollective);
     }
-  }
-  if (log !== null && notes !== null) {
-    for (let k = 0; k < log.length; k += 3) {
-      notes.push(
-        `[xbar-transpose] Adding dependency: ${XBAR_NOTES[log[k]]}: #${log[k + 1]} #${log[k + 2]}`,
-      );
+    if (x.justGotRemoteSBPush && x.lastRemoteSBPush !== -1) {
+      addDependency(cols, edges, id, x.lastRemoteSBPush, EdgeKind.Ordered);
+      c.transposeAfterPush++;
+      x.justGotRemoteSBPush = false; // "Resetting JustGotRemoteSBPush after xbar transpose"
+      log?.push(1, id, x.lastRemoteSBPush);
     }
+    x.lastXbarTranspose = id;
+  } else if (isSBDstCollectiveAt(m, tf, id)) {
+    if (x.lastXbarTranspose !== -1) {
+      addDependency(cols, edges, id, x.lastXbarTranspose, EdgeKind.Ordered);
+      c.collectiveAfterTranspose++;
+      log?.push(2, id, x.lastXbarTranspose);
+    }
+    x.lastSBCollective = id;
+    x.justGotSBCollective = true;
+  } else if (isRemoteSBPushOp(op[id], dstTensor[id] === -1 ? -1 : tf.mem[dstTensor[id]])) {
+    if (x.lastXbarTranspose !== -1) {
+      addDependency(cols, edges, id, x.lastXbarTranspose, EdgeKind.Ordered);
+      c.pushAfterTranspose++;
+      log?.push(3, id, x.lastXbarTranspose);
+    }
+    x.lastRemoteSBPush = id;
+    x.justGotRemoteSBPush = true; // "Setting JustGotRemoteSBPush after remote SB DMA"
   }
 }
 
@@ -143,30 +122,56 @@ export const chainDmaTransposes: Pass = {
       pushAfterTranspose: 0,
       skippedBlocks: 0,
     };
+    const x: XbarLatches = {
+      lastXbarTranspose: -1,
+      lastSBCollective: -1,
+      lastRemoteSBPush: -1,
+      justGotSBCollective: false,
+      justGotRemoteSBPush: false,
+    };
     // the run gate of ChainDMATransposes::run, above both sub-passes
     const gated = !hwdgeAvailable(m.arch);
     for (const f of gated ? [] : m.functions) {
       for (const bb of f.blocks) {
+        // chainDMATransposes(bb), then chainXbarTransposeAndRemoteDMA(bb), in one walk: each
+        // adds edges only to the instruction it visits, the local chain's edge first, as when the
+        // two sub-passes walk the block one after the other
         gen++;
+        x.lastXbarTranspose = x.lastSBCollective = x.lastRemoteSBPush = -1;
+        x.justGotSBCollective = x.justGotRemoteSBPush = false;
         let hasXbar = false;
+        // the xbar lines are logged as numbers and written after the block's walk
+        const log: number[] | null = ctx.notes.length < 1000 ? [] : null;
         const ids = bb.ids();
         for (let i = 0; i < ids.length; i++) {
           const id = ids[i];
-          if (!isDMAFamily(op[id]) || !isTransposeOp(op[id], transpose[id] as TransposeKind))
-            continue;
-          transposes++;
-          if (transpose[id] === TransposeKind.xbar) hasXbar = true;
-          const q = queue[id];
-          if (q === -1) continue;
-          if (queueGen[q] === gen) {
-            addDependency(m.columns, m.edges, id, lastOnQueue[q], EdgeKind.Output);
-            chainEdges++;
+          // chainDMATransposes: an Output edge from the previous transpose on the same queue
+          if (isDMAFamily(op[id]) && isTransposeOp(op[id], transpose[id] as TransposeKind)) {
+            transposes++;
+            if (transpose[id] === TransposeKind.xbar) hasXbar = true;
+            const q = queue[id];
+            if (q !== -1) {
+              if (queueGen[q] === gen) {
+                addDependency(m.columns, m.edges, id, lastOnQueue[q], EdgeKind.Output);
+                chainEdges++;
+              }
+              lastOnQueue[q] = id;
+              queueGen[q] = gen;
+            }
           }
-          lastOnQueue[q] = id;
-          queueGen[q] = gen;
+          // chainXbarTransposeAndRemoteDMA: the latch scan (a block without an xbar transpose
+          // gets no edge from it: every edge it adds waits for or on an xbar transpose)
+          xbarStep(m, tf, id, x, xc, log);
         }
-        const notes = ctx.notes.length < 1000 ? ctx.notes : null;
-        chainXbarTransposeAndRemoteDMA(m, tf, bb, xc, notes, hasXbar);
+        // "[xbar-transpose] Got no DMA transpose, skipping chaining"
+        if (!hasXbar) xc.skippedBlocks++;
+        if (log !== null) {
+          for (let k = 0; k < log.length; k += 3) {
+            ctx.notes.push(
+              `[xbar-transpose] Adding dependency: ${XBAR_NOTES[log[k]]}: #${log[k + 1]} #${log[k + 2]}`,
+            );
+          }
+        }
       }
     }
     if (gated) ctx.notes.push(`ArchLevel ${m.arch} <= 29: chain_dma_transposes does not run`);
