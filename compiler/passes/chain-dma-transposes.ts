@@ -11,10 +11,13 @@
  *    transposes against SB-destination collectives and remote-SB pushes in both directions with
  *    EdgeKind Ordered edges: a transpose waits for the collective / push latched since the previous
  *    transpose; a collective / push waits for the last transpose.
+ * Both sub-passes add edges only to the instruction they visit, so they share one walk of the
+ * block: at each instruction the local chain's step, then the latch scan's, which gives every
+ * instruction the edges, in the order, of the two walks one after the other.
  */
-import { type TensorFacts, tensorFacts } from '../ir/columns.ts';
+import { tensorFacts } from '../ir/columns.ts';
 import { EdgeKind, TransposeKind } from '../ir/enums.ts';
-import { type Module, addDependency } from '../ir/module.ts';
+import { addDependency } from '../ir/module.ts';
 import {
   isDMAFamily,
   isRemoteSBPushOp,
@@ -41,66 +44,6 @@ const XBAR_NOTES = [
   'sb DMA -> xbar transpose',
 ];
 
-/**
- * The latches of chainXbarTransposeAndRemoteDMA (LastXbarTranspose, LastSBCollective,
- * LastRemoteSBPush, JustGotSBCollective, JustGotRemoteSBPush), reset at each block.
- */
-interface XbarLatches {
-  lastXbarTranspose: number;
-  lastSBCollective: number;
-  lastRemoteSBPush: number;
-  justGotSBCollective: boolean;
-  justGotRemoteSBPush: boolean;
-}
-
-/**
- * One instruction of chainXbarTransposeAndRemoteDMA's one-pass latch scan: the edges instruction
- * `id` gets (logged as numbers: edge, id, on) and the latches it sets.
- */
-function xbarStep(
-  m: Module,
-  tf: TensorFacts,
-  id: number,
-  x: XbarLatches,
-  c: XbarCounters,
-  log: number[] | null,
-): void {
-  const { op, transpose, dstTensor } = m.columns;
-  const cols = m.columns;
-  const edges = m.edges;
-  if (isXbarTransposeOp(op[id], transpose[id] as TransposeKind)) {
-    if (x.justGotSBCollective && x.lastSBCollective !== -1) {
-      addDependency(cols, edges, id, x.lastSBCollective, EdgeKind.Ordered);
-      c.transposeAfterCollective++;
-      x.justGotSBCollective = false; // "Resetting JustGotSBCollective after xbar transpose"
-      log?.push(0, id, x.lastSBCollective);
-    }
-    if (x.justGotRemoteSBPush && x.lastRemoteSBPush !== -1) {
-      addDependency(cols, edges, id, x.lastRemoteSBPush, EdgeKind.Ordered);
-      c.transposeAfterPush++;
-      x.justGotRemoteSBPush = false; // "Resetting JustGotRemoteSBPush after xbar transpose"
-      log?.push(1, id, x.lastRemoteSBPush);
-    }
-    x.lastXbarTranspose = id;
-  } else if (isSBDstCollectiveAt(m, tf, id)) {
-    if (x.lastXbarTranspose !== -1) {
-      addDependency(cols, edges, id, x.lastXbarTranspose, EdgeKind.Ordered);
-      c.collectiveAfterTranspose++;
-      log?.push(2, id, x.lastXbarTranspose);
-    }
-    x.lastSBCollective = id;
-    x.justGotSBCollective = true;
-  } else if (isRemoteSBPushOp(op[id], dstTensor[id] === -1 ? -1 : tf.mem[dstTensor[id]])) {
-    if (x.lastXbarTranspose !== -1) {
-      addDependency(cols, edges, id, x.lastXbarTranspose, EdgeKind.Ordered);
-      c.pushAfterTranspose++;
-      log?.push(3, id, x.lastXbarTranspose);
-    }
-    x.lastRemoteSBPush = id;
-    x.justGotRemoteSBPush = true; // "Setting JustGotRemoteSBPush after remote SB DMA"
-  }
-}
-
 export const chainDmaTransposes: Pass = {
   name: 'chain_dma_transposes',
   order: 125,
@@ -109,7 +52,9 @@ export const chainDmaTransposes: Pass = {
   run(ctx: PassContext): void {
     const m = ctx.module;
     const tf = tensorFacts(m);
-    const { op, transpose, queue } = m.columns;
+    const cols = m.columns;
+    const edges = m.edges;
+    const { op, transpose, queue, dstTensor } = cols;
     const lastOnQueue = new Int32Array(m.queues.length).fill(-1);
     const queueGen = new Int32Array(m.queues.length);
     let gen = 0;
@@ -122,46 +67,75 @@ export const chainDmaTransposes: Pass = {
       pushAfterTranspose: 0,
       skippedBlocks: 0,
     };
-    const x: XbarLatches = {
-      lastXbarTranspose: -1,
-      lastSBCollective: -1,
-      lastRemoteSBPush: -1,
-      justGotSBCollective: false,
-      justGotRemoteSBPush: false,
-    };
     // the run gate of ChainDMATransposes::run, above both sub-passes
     const gated = !hwdgeAvailable(m.arch);
     for (const f of gated ? [] : m.functions) {
       for (const bb of f.blocks) {
-        // chainDMATransposes(bb), then chainXbarTransposeAndRemoteDMA(bb), in one walk: each
-        // adds edges only to the instruction it visits, the local chain's edge first, as when the
-        // two sub-passes walk the block one after the other
+        // chainDMATransposes(bb), then chainXbarTransposeAndRemoteDMA(bb), in one walk: each adds
+        // edges only to the instruction it visits, the local chain's edge first, as when the two
+        // sub-passes walk the block one after the other
         gen++;
-        x.lastXbarTranspose = x.lastSBCollective = x.lastRemoteSBPush = -1;
-        x.justGotSBCollective = x.justGotRemoteSBPush = false;
         let hasXbar = false;
-        // the xbar lines are logged as numbers and written after the block's walk
+        // chainXbarTransposeAndRemoteDMA's latches, from the block's start
+        let lastXbarTranspose = -1;
+        let lastSBCollective = -1;
+        let lastRemoteSBPush = -1;
+        let justGotSBCollective = false;
+        let justGotRemoteSBPush = false;
+        // its lines are logged as numbers (edge, id, on) and written after the block's walk
         const log: number[] | null = ctx.notes.length < 1000 ? [] : null;
         const ids = bb.ids();
         for (let i = 0; i < ids.length; i++) {
           const id = ids[i];
+          const o = op[id];
+          const tk = transpose[id] as TransposeKind;
           // chainDMATransposes: an Output edge from the previous transpose on the same queue
-          if (isDMAFamily(op[id]) && isTransposeOp(op[id], transpose[id] as TransposeKind)) {
+          if (isDMAFamily(o) && isTransposeOp(o, tk)) {
             transposes++;
-            if (transpose[id] === TransposeKind.xbar) hasXbar = true;
+            if (tk === TransposeKind.xbar) hasXbar = true;
             const q = queue[id];
             if (q !== -1) {
               if (queueGen[q] === gen) {
-                addDependency(m.columns, m.edges, id, lastOnQueue[q], EdgeKind.Output);
+                addDependency(cols, edges, id, lastOnQueue[q], EdgeKind.Output);
                 chainEdges++;
               }
               lastOnQueue[q] = id;
               queueGen[q] = gen;
             }
           }
-          // chainXbarTransposeAndRemoteDMA: the latch scan (a block without an xbar transpose
-          // gets no edge from it: every edge it adds waits for or on an xbar transpose)
-          xbarStep(m, tf, id, x, xc, log);
+          // chainXbarTransposeAndRemoteDMA: the latch scan (in a block without an xbar transpose
+          // it adds no edge: each of its edges waits for, or on, an xbar transpose)
+          if (isXbarTransposeOp(o, tk)) {
+            if (justGotSBCollective && lastSBCollective !== -1) {
+              addDependency(cols, edges, id, lastSBCollective, EdgeKind.Ordered);
+              xc.transposeAfterCollective++;
+              justGotSBCollective = false; // "Resetting JustGotSBCollective after xbar transpose"
+              log?.push(0, id, lastSBCollective);
+            }
+            if (justGotRemoteSBPush && lastRemoteSBPush !== -1) {
+              addDependency(cols, edges, id, lastRemoteSBPush, EdgeKind.Ordered);
+              xc.transposeAfterPush++;
+              justGotRemoteSBPush = false; // "Resetting JustGotRemoteSBPush after xbar transpose"
+              log?.push(1, id, lastRemoteSBPush);
+            }
+            lastXbarTranspose = id;
+          } else if (isSBDstCollectiveAt(m, tf, id)) {
+            if (lastXbarTranspose !== -1) {
+              addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
+              xc.collectiveAfterTranspose++;
+              log?.push(2, id, lastXbarTranspose);
+            }
+            lastSBCollective = id;
+            justGotSBCollective = true;
+          } else if (isRemoteSBPushOp(o, dstTensor[id] === -1 ? -1 : tf.mem[dstTensor[id]])) {
+            if (lastXbarTranspose !== -1) {
+              addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
+              xc.pushAfterTranspose++;
+              log?.push(3, id, lastXbarTranspose);
+            }
+            lastRemoteSBPush = id;
+            justGotRemoteSBPush = true; // "Setting JustGotRemoteSBPush after remote SB DMA"
+          }
         }
         // "[xbar-transpose] Got no DMA transpose, skipping chaining"
         if (!hasXbar) xc.skippedBlocks++;
