@@ -162,6 +162,28 @@ function fullGc(): void {
   gc();
 }
 
+/**
+ * Waits for the collector's helper threads to finish the set-up's garbage. A forced collection
+ * leaves its sweeping to background threads, and process CPU time, what a compile is timed in,
+ * counts every thread of the process: without the wait, the sweeping of the previous module and
+ * of the builder's garbage (60-80 ms of CPU after a 1M-DMA build) lands in the timed compile.
+ * Sleeps (Atomics.wait, no CPU) 50 ms, then in 10 ms slices until a slice passes with under
+ * 0.3 ms of process CPU, 1 s at most. The compile's own collections stay in its figure.
+ */
+function settle(): void {
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  const cpuUs = () => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
+  Atomics.wait(cell, 0, 0, 50);
+  for (let k = 0; k < 95; k++) {
+    const c0 = cpuUs();
+    Atomics.wait(cell, 0, 0, 10);
+    if (cpuUs() - c0 < 300) return;
+  }
+}
+
 /** GC pauses (perf_hooks `gc` entries: start and duration in ms) seen since the bench started. */
 const pauses: { start: number; ms: number }[] = [];
 let observer: PerformanceObserver | null = null;
@@ -186,7 +208,7 @@ interface Sample {
 /**
  * Builds the IR of an n-DMA program and its yardstick columns, then compiles it; times the passes
  * (in `timed`: CPU and wall) and samples the heap after each pass (a heap-statistics call,
- * microseconds, inside the timing).
+ * microseconds, inside the timing). The set-up's collections are done (settle) before the timing.
  */
 function sample(nDmas: number, timed: Sections): { m: Module; y: YardstickInput; s: Sample } {
   fullGc();
@@ -198,6 +220,7 @@ function sample(nDmas: number, timed: Sections): { m: Module; y: YardstickInput;
   program = null; // the program object is input, not IR: let it go before measuring the IR
   const y = yardstickInput(m);
   fullGc();
+  settle();
   const heapIR = heapUsed();
   let peak = heapIR;
   const w0 = performance.now();
