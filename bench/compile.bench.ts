@@ -162,6 +162,28 @@ function fullGc(): void {
   gc();
 }
 
+/**
+ * Waits for the collector's helper threads to finish the set-up's garbage. A forced collection
+ * leaves its sweeping to background threads, and process CPU time, what a compile is timed in,
+ * counts every thread of the process: without the wait, the sweeping of the previous module and
+ * of the builder's garbage (60-80 ms of CPU after a 1M-DMA build) lands in the timed compile.
+ * Sleeps (Atomics.wait, no CPU) 20 ms, then in 10 ms slices until a slice passes with under
+ * 0.3 ms of process CPU, 1 s at most. The compile's own collections stay in its figure.
+ */
+function settle(): void {
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  const cpuUs = () => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
+  Atomics.wait(cell, 0, 0, 20);
+  for (let k = 0; k < 98; k++) {
+    const c0 = cpuUs();
+    Atomics.wait(cell, 0, 0, 10);
+    if (cpuUs() - c0 < 300) return;
+  }
+}
+
 /** GC pauses (perf_hooks `gc` entries: start and duration in ms) seen since the bench started. */
 const pauses: { start: number; ms: number }[] = [];
 let observer: PerformanceObserver | null = null;
@@ -186,9 +208,14 @@ interface Sample {
 /**
  * Builds the IR of an n-DMA program and its yardstick columns, then compiles it; times the passes
  * (in `timed`: CPU and wall) and samples the heap after each pass (a heap-statistics call,
- * microseconds, inside the timing).
+ * microseconds, inside the timing). The set-up's collections are done (settle) before the timing,
+ * except in a warm-up.
  */
-function sample(nDmas: number, timed: Sections): { m: Module; y: YardstickInput; s: Sample } {
+function sample(
+  nDmas: number,
+  timed: Sections,
+  warmUp = false,
+): { m: Module; y: YardstickInput; s: Sample } {
   fullGc();
   const heap0 = heapUsed();
   let program: ProgramBuilder | null = generateProgram(nDmas);
@@ -198,6 +225,7 @@ function sample(nDmas: number, timed: Sections): { m: Module; y: YardstickInput;
   program = null; // the program object is input, not IR: let it go before measuring the IR
   const y = yardstickInput(m);
   fullGc();
+  if (!warmUp) settle();
   const heapIR = heapUsed();
   let peak = heapIR;
   const w0 = performance.now();
@@ -315,7 +343,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   // warm-up: let the JIT optimise the passes and the yardstick before measuring (a cold 10k run
   // is mostly tier-up; a pass runs once per compile, so it takes several compiles)
   for (let i = 0; i < 8; i++) {
-    const { m, y } = sample(30_000, new Sections());
+    const { m, y } = sample(30_000, new Sections(), true);
     runYardstick(y);
     checkYardstick(y, m);
   }

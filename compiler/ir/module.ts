@@ -149,16 +149,18 @@ export class Block {
   }
 }
 
+/** placeAtFront moves at most this many instructions in one call. */
+const FRONT_SLICE = 4096;
+
 /**
  * Places `front` before the instructions of `instrs`, in place: the array grows by front.length
- * and its instructions move up, so a block keeps its one array (no copy of the block per block).
+ * and its instructions move up (one block move), so a block keeps its one array (no copy of the
+ * block per block).
  */
 export function placeAtFront(instrs: Instr[], front: readonly Instr[]): void {
-  const n = instrs.length;
-  const k = front.length;
-  for (let j = 0; j < k; j++) instrs.push(front[j]); // grow (kept packed); overwritten below
-  for (let i = n - 1; i >= 0; i--) instrs[i + k] = instrs[i];
-  for (let j = 0; j < k; j++) instrs[j] = front[j];
+  // in slices of at most FRONT_SLICE instructions (a call's arguments), the last slice first
+  for (let end = front.length; end > 0; end -= FRONT_SLICE)
+    instrs.unshift(...front.slice(Math.max(0, end - FRONT_SLICE), end));
 }
 
 export class Func {

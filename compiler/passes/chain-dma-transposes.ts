@@ -11,10 +11,13 @@
  *    transposes against SB-destination collectives and remote-SB pushes in both directions with
  *    EdgeKind Ordered edges: a transpose waits for the collective / push latched since the previous
  *    transpose; a collective / push waits for the last transpose.
+ * Both sub-passes add edges only to the instruction they visit, so they share one walk of the
+ * block: at each instruction the local chain's step, then the latch scan's, which gives every
+ * instruction the edges, in the order, of the two walks one after the other.
  */
-import { type TensorFacts, tensorFacts } from '../ir/columns.ts';
+import { tensorFacts } from '../ir/columns.ts';
 import { EdgeKind, TransposeKind } from '../ir/enums.ts';
-import { type Block, type Module, addDependency } from '../ir/module.ts';
+import { addDependency } from '../ir/module.ts';
 import {
   isDMAFamily,
   isRemoteSBPushOp,
@@ -41,87 +44,6 @@ const XBAR_NOTES = [
   'sb DMA -> xbar transpose',
 ];
 
-/**
- * chainXbarTransposeAndRemoteDMA(bb): the one-pass latch scan over the block's instruction
- * columns. `hasXbar` says whether the block has an xbar transpose (the caller knows it from its
- * own walk; null to look).
- */
-export function chainXbarTransposeAndRemoteDMA(
-  m: Module,
-  tf: TensorFacts,
-  bb: Block,
-  c: XbarCounters,
-  notes: string[] | null,
-  hasXbar: boolean | null = null,
-): void {
-  const { op, transpose, dstTensor } = m.columns;
-  const ids = bb.ids();
-  let any = hasXbar ?? false;
-  if (hasXbar === null) {
-    for (let i = 0; i < ids.length; i++) {
-      if (isXbarTransposeOp(op[ids[i]], transpose[ids[i]] as TransposeKind)) {
-        any = true;
-        break;
-      }
-    }
-  }
-  if (!any) {
-    c.skippedBlocks++; // "[xbar-transpose] Got no DMA transpose, skipping chaining"
-    return;
-  }
-  const cols = m.columns;
-  const edges = m.edges;
-  let lastXbarTranspose = -1;
-  let lastSBCollective = -1;
-  let lastRemoteSBPush = -1;
-  let justGotSBCollective = false;
-  let justGotRemoteSBPush = false;
-  // the lines are logged as numbers (edge, id, on) and written after the scan
-  const log: number[] | null = notes === null ? null : [];
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i];
-    const dst = dstTensor[id];
-    if (isXbarTransposeOp(op[id], transpose[id] as TransposeKind)) {
-      if (justGotSBCollective && lastSBCollective !== -1) {
-        addDependency(cols, edges, id, lastSBCollective, EdgeKind.Ordered);
-        c.transposeAfterCollective++;
-        justGotSBCollective = false; // "Resetting JustGotSBCollective after xbar transpose"
-        log?.push(0, id, lastSBCollective);
-      }
-      if (justGotRemoteSBPush && lastRemoteSBPush !== -1) {
-        addDependency(cols, edges, id, lastRemoteSBPush, EdgeKind.Ordered);
-        c.transposeAfterPush++;
-        justGotRemoteSBPush = false; // "Resetting JustGotRemoteSBPush after xbar transpose"
-        log?.push(1, id, lastRemoteSBPush);
-      }
-      lastXbarTranspose = id;
-    } else if (isSBDstCollectiveAt(m, tf, id)) {
-      if (lastXbarTranspose !== -1) {
-        addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
-        c.collectiveAfterTranspose++;
-        log?.push(2, id, lastXbarTranspose);
-      }
-      lastSBCollective = id;
-      justGotSBCollective = true;
-    } else if (isRemoteSBPushOp(op[id], dst === -1 ? -1 : tf.mem[dst])) {
-      if (lastXbarTranspose !== -1) {
-        addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
-        c.pushAfterTranspose++;
-        log?.push(3, id, lastXbarTranspose);
-      }
-      lastRemoteSBPush = id;
-      justGotRemoteSBPush = true; // "Setting JustGotRemoteSBPush after remote SB DMA"
-    }
-  }
-  if (log !== null && notes !== null) {
-    for (let k = 0; k < log.length; k += 3) {
-      notes.push(
-        `[xbar-transpose] Adding dependency: ${XBAR_NOTES[log[k]]}: #${log[k + 1]} #${log[k + 2]}`,
-      );
-    }
-  }
-}
-
 export const chainDmaTransposes: Pass = {
   name: 'chain_dma_transposes',
   order: 125,
@@ -130,7 +52,9 @@ export const chainDmaTransposes: Pass = {
   run(ctx: PassContext): void {
     const m = ctx.module;
     const tf = tensorFacts(m);
-    const { op, transpose, queue } = m.columns;
+    const cols = m.columns;
+    const edges = m.edges;
+    const { op, transpose, queue, dstTensor } = cols;
     const lastOnQueue = new Int32Array(m.queues.length).fill(-1);
     const queueGen = new Int32Array(m.queues.length);
     let gen = 0;
@@ -147,26 +71,81 @@ export const chainDmaTransposes: Pass = {
     const gated = !hwdgeAvailable(m.arch);
     for (const f of gated ? [] : m.functions) {
       for (const bb of f.blocks) {
+        // chainDMATransposes(bb), then chainXbarTransposeAndRemoteDMA(bb), in one walk: each adds
+        // edges only to the instruction it visits, the local chain's edge first, as when the two
+        // sub-passes walk the block one after the other
         gen++;
         let hasXbar = false;
+        // chainXbarTransposeAndRemoteDMA's latches, from the block's start
+        let lastXbarTranspose = -1;
+        let lastSBCollective = -1;
+        let lastRemoteSBPush = -1;
+        let justGotSBCollective = false;
+        let justGotRemoteSBPush = false;
+        // its lines are logged as numbers (edge, id, on) and written after the block's walk
+        const log: number[] | null = ctx.notes.length < 1000 ? [] : null;
         const ids = bb.ids();
         for (let i = 0; i < ids.length; i++) {
           const id = ids[i];
-          if (!isDMAFamily(op[id]) || !isTransposeOp(op[id], transpose[id] as TransposeKind))
-            continue;
-          transposes++;
-          if (transpose[id] === TransposeKind.xbar) hasXbar = true;
-          const q = queue[id];
-          if (q === -1) continue;
-          if (queueGen[q] === gen) {
-            addDependency(m.columns, m.edges, id, lastOnQueue[q], EdgeKind.Output);
-            chainEdges++;
+          const o = op[id];
+          const tk = transpose[id] as TransposeKind;
+          // chainDMATransposes: an Output edge from the previous transpose on the same queue
+          if (isDMAFamily(o) && isTransposeOp(o, tk)) {
+            transposes++;
+            if (tk === TransposeKind.xbar) hasXbar = true;
+            const q = queue[id];
+            if (q !== -1) {
+              if (queueGen[q] === gen) {
+                addDependency(cols, edges, id, lastOnQueue[q], EdgeKind.Output);
+                chainEdges++;
+              }
+              lastOnQueue[q] = id;
+              queueGen[q] = gen;
+            }
           }
-          lastOnQueue[q] = id;
-          queueGen[q] = gen;
+          // chainXbarTransposeAndRemoteDMA: the latch scan (in a block without an xbar transpose
+          // it adds no edge: each of its edges waits for, or on, an xbar transpose)
+          if (isXbarTransposeOp(o, tk)) {
+            if (justGotSBCollective && lastSBCollective !== -1) {
+              addDependency(cols, edges, id, lastSBCollective, EdgeKind.Ordered);
+              xc.transposeAfterCollective++;
+              justGotSBCollective = false; // "Resetting JustGotSBCollective after xbar transpose"
+              log?.push(0, id, lastSBCollective);
+            }
+            if (justGotRemoteSBPush && lastRemoteSBPush !== -1) {
+              addDependency(cols, edges, id, lastRemoteSBPush, EdgeKind.Ordered);
+              xc.transposeAfterPush++;
+              justGotRemoteSBPush = false; // "Resetting JustGotRemoteSBPush after xbar transpose"
+              log?.push(1, id, lastRemoteSBPush);
+            }
+            lastXbarTranspose = id;
+          } else if (isSBDstCollectiveAt(m, tf, id)) {
+            if (lastXbarTranspose !== -1) {
+              addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
+              xc.collectiveAfterTranspose++;
+              log?.push(2, id, lastXbarTranspose);
+            }
+            lastSBCollective = id;
+            justGotSBCollective = true;
+          } else if (isRemoteSBPushOp(o, dstTensor[id] === -1 ? -1 : tf.mem[dstTensor[id]])) {
+            if (lastXbarTranspose !== -1) {
+              addDependency(cols, edges, id, lastXbarTranspose, EdgeKind.Ordered);
+              xc.pushAfterTranspose++;
+              log?.push(3, id, lastXbarTranspose);
+            }
+            lastRemoteSBPush = id;
+            justGotRemoteSBPush = true; // "Setting JustGotRemoteSBPush after remote SB DMA"
+          }
         }
-        const notes = ctx.notes.length < 1000 ? ctx.notes : null;
-        chainXbarTransposeAndRemoteDMA(m, tf, bb, xc, notes, hasXbar);
+        // "[xbar-transpose] Got no DMA transpose, skipping chaining"
+        if (!hasXbar) xc.skippedBlocks++;
+        if (log !== null) {
+          for (let k = 0; k < log.length; k += 3) {
+            ctx.notes.push(
+              `[xbar-transpose] Adding dependency: ${XBAR_NOTES[log[k]]}: #${log[k + 1]} #${log[k + 2]}`,
+            );
+          }
+        }
       }
     }
     if (gated) ctx.notes.push(`ArchLevel ${m.arch} <= 29: chain_dma_transposes does not run`);

@@ -262,6 +262,10 @@ export function getDGEInstructionType(
   return NONE_ROUTE;
 }
 
+/** The route memo's table of the keys met last: 2^ROUTE_SLOT_BITS slots. */
+const ROUTE_SLOT_BITS = 6;
+const ROUTE_SLOTS = 1 << ROUTE_SLOT_BITS;
+
 /**
  * getDGEInstructionType memoised per shape: the predicate reads the opcode, the transpose and
  * dst-reduce flavours, the module's levels and arch, and from each access pattern only what its
@@ -272,6 +276,12 @@ export function getDGEInstructionType(
  */
 export class RouteMemo {
   private readonly routes = new Map<number, PackedRoute>();
+  /**
+   * The keys met last, in front of `routes`: a direct-mapped table of ROUTE_SLOTS keys (compared
+   * in full, -1 empty) and their routes. It holds only keys `routes` holds.
+   */
+  private readonly slotKey = new Float64Array(ROUTE_SLOTS).fill(-1);
+  private readonly slotRoute = new Int32Array(ROUTE_SLOTS);
   /** Shapes of the module when the memo was made: shape ids below it key the memo. */
   private readonly shapes: number;
   private errors = 0;
@@ -310,13 +320,20 @@ export class RouteMemo {
     if (si < 0 || di < 0 || si >= n || di >= n || op >= 128) return this.compute(id, err);
     // shape pair, then 2 bits of transpose, 3 of dst-reduce, 7 of opcode; a small integer while
     // the program has fewer than ~700 shapes (a number key above that, still exact below 2^53)
-    const key = (si * n + di) * 4096 + ((c.transpose[id] << 10) | (c.dstReduce[id] << 7) | op);
-    const hit = this.routes.get(key);
-    if (hit !== undefined) return hit;
-    this.sink = err;
-    const before = this.errors;
-    const r = this.compute(id, this.counting);
-    if (this.errors === before) this.routes.set(key, r);
+    const flav = (c.transpose[id] << 10) | (c.dstReduce[id] << 7) | op;
+    const key = (si * n + di) * 4096 + flav;
+    const k = Math.imul(si ^ (di << 10) ^ (flav << 20), 0x9e3779b1) >>> (32 - ROUTE_SLOT_BITS);
+    if (this.slotKey[k] === key) return this.slotRoute[k];
+    let r = this.routes.get(key);
+    if (r === undefined) {
+      this.sink = err;
+      const before = this.errors;
+      r = this.compute(id, this.counting);
+      if (this.errors !== before) return r;
+      this.routes.set(key, r);
+    }
+    this.slotKey[k] = key;
+    this.slotRoute[k] = r;
     return r;
   }
 

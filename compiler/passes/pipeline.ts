@@ -15,6 +15,7 @@ import { dynamicDmaCleanup, dynamicDmaCleanupVerify } from './dynamic-dma-cleanu
 import { dynamicDmaScan } from './dynamic-dma-scan.ts';
 import { dynamicDmaSetup } from './dynamic-dma-setup.ts';
 import { insertDmaSwitchQueueInstance } from './insert-dma-switch-queue-instance.ts';
+import { keepIrShapes } from './kept-shapes.ts';
 import { type Pass, type PassReport, makeContext } from './pass.ts';
 
 /**
@@ -78,6 +79,7 @@ export function runPass(m: Module, pass: Pass): { report: PassReport; errors: Co
  * `passes`) when a pass reports errors.
  */
 export function compile(m: Module, opts: CompileOptions = {}): CompileResult {
+  keepIrShapes((kept) => void compile(kept)); // once per process: the IR's shapes outlive programs
   const passes = opts.passes ?? PIPELINE;
   const reports: PassReport[] = [];
   for (const pass of passes) {

@@ -3,16 +3,32 @@
  * queue; on ArchLevel <= 49 every HWDGE DMA ends on SP or Activation with isHWDGEDMAWithEngineSet;
  * the scan is idempotent; the number of queues is the number of distinct queue tuples; no
  * SwitchQueueInstance lands in a loop body; nothing but CompileError is thrown; the passes bind the
- * same whether the blocks' id lists are kept or rebuilt from the instruction arrays.
+ * same whether the blocks' id lists are kept or rebuilt from the instruction arrays; the one walk of
+ * chain_dma_transposes adds the edges its two sub-passes add when each walks the block in turn.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CompileError } from '../../compiler/errors.ts';
 import type { DmaArgs } from '../../compiler/ir/builder.ts';
-import { DGEType, EngineType, InstructionType, type ArchLevel } from '../../compiler/ir/enums.ts';
-import type { Module } from '../../compiler/ir/module.ts';
+import {
+  DGEType,
+  EdgeKind,
+  EngineType,
+  InstructionType,
+  type ArchLevel,
+} from '../../compiler/ir/enums.ts';
+import type { DmaQueue, Instr, Module } from '../../compiler/ir/module.ts';
 import type { ProgramOptionsInput } from '../../compiler/ir/program.ts';
-import { isDMAFamily, isHWDGEDMAWithEngineSet } from '../../compiler/ir/predicates.ts';
+import {
+  isDMAFamily,
+  isHWDGEDMAWithEngineSet,
+  isRemoteSBPush,
+  isSBDstCollective,
+  isTransposeDMA,
+  isXbarTransposeDMA,
+} from '../../compiler/ir/predicates.ts';
+import { hwdgeAvailable } from '../../compiler/ir/target.ts';
+import { chainDmaTransposes } from '../../compiler/passes/chain-dma-transposes.ts';
 import {
   findQueueTuple,
   queueFullName,
@@ -321,6 +337,29 @@ describe('compiler properties over random programs', () => {
     );
   });
 
+  it("chain_dma_transposes' one walk adds each instruction the edges of chainDMATransposes, then chainXbarTransposeAndRemoteDMA, each walking the block in turn", () => {
+    const upTo = PIPELINE.indexOf(chainDmaTransposes);
+    let edges = 0;
+    fc.assert(
+      fc.property(programArb, (spec) => {
+        const fused = build(spec);
+        const seed = build(spec);
+        for (const m of [fused, seed]) {
+          for (const pass of PIPELINE.slice(0, upTo))
+            if (runPass(m, pass).errors.length > 0) return;
+        }
+        const before = seed.edges.count;
+        expect(runPass(fused, chainDmaTransposes).errors).toEqual([]);
+        seedChainDmaTransposes(seed);
+        expect(fused.edges.count).toBe(seed.edges.count);
+        expect(fused.instrs.map((I) => I.deps)).toEqual(seed.instrs.map((I) => I.deps));
+        edges += seed.edges.count - before;
+      }),
+      RUNS,
+    );
+    expect(edges).toBeGreaterThan(100); // the programs do get chain and xbar edges
+  });
+
   it('the passes bind the same whether the blocks keep their id lists or rebuild them from the instruction arrays before every pass', () => {
     fc.assert(
       fc.property(programArb, (spec) => {
@@ -369,4 +408,52 @@ function compiledState(m: Module, refetch: boolean): unknown {
     });
   });
   return { instrs, reports, errors, queues: m.queues.map((q) => [q.name, q.instructions]) };
+}
+
+/**
+ * chain_dma_transposes as the seed lays it out, over the instruction objects: per block,
+ * chainDMATransposes walks the block (an Output edge from the previous transpose on the same
+ * queue), then chainXbarTransposeAndRemoteDMA walks it again (the latch scan), both under the run
+ * gate.
+ */
+function seedChainDmaTransposes(m: Module): void {
+  if (!hwdgeAvailable(m.arch)) return;
+  for (const f of m.functions) {
+    for (const bb of f.blocks) {
+      const last = new Map<DmaQueue, Instr>();
+      for (const I of bb.instrs) {
+        if (!isDMAFamily(I.op) || !isTransposeDMA(I) || I.queue === null) continue;
+        const prev = last.get(I.queue);
+        if (prev !== undefined) I.addDependency(prev.id, EdgeKind.Output);
+        last.set(I.queue, I);
+      }
+      if (!bb.instrs.some(isXbarTransposeDMA)) continue;
+      let lastXbar: Instr | null = null;
+      let lastColl: Instr | null = null;
+      let lastPush: Instr | null = null;
+      let justColl = false;
+      let justPush = false;
+      for (const I of bb.instrs) {
+        if (isXbarTransposeDMA(I)) {
+          if (justColl && lastColl !== null) {
+            I.addDependency(lastColl.id, EdgeKind.Ordered);
+            justColl = false;
+          }
+          if (justPush && lastPush !== null) {
+            I.addDependency(lastPush.id, EdgeKind.Ordered);
+            justPush = false;
+          }
+          lastXbar = I;
+        } else if (isSBDstCollective(I)) {
+          if (lastXbar !== null) I.addDependency(lastXbar.id, EdgeKind.Ordered);
+          lastColl = I;
+          justColl = true;
+        } else if (isRemoteSBPush(I)) {
+          if (lastXbar !== null) I.addDependency(lastXbar.id, EdgeKind.Ordered);
+          lastPush = I;
+          justPush = true;
+        }
+      }
+    }
+  }
 }

@@ -385,6 +385,48 @@ describe('RouteMemo (getDGEInstructionType once per opcode, flavour and shape pa
     expect(hits).toBeGreaterThan(0);
   });
 
+  it('gives the route getDGEInstructionType gives with more keys than its table of recent keys holds', () => {
+    // source and destination shapes of 8 free splits and 3 partition counts, 2 opcodes: a few
+    // hundred keys, met again and again in a shuffled order
+    const b = fixture(30, { dgeLevels: ALL });
+    const e = b.function('main').block('e');
+    const splits: [number, number][][] = [];
+    for (let a = 1; a <= 64; a *= 2)
+      splits.push(
+        [
+          [64 / a, a],
+          [1, 64 / a],
+        ],
+        [[1, 64]],
+      );
+    let seed = 12345;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    for (let k = 0; k < 3000; k++) {
+      const r = next();
+      const parts = 8 + 8 * ((r >>> 4) % 3);
+      const src: APArgs = { tensor: 's0', partition: [64, parts], free: splits[r % splits.length] };
+      const dst: APArgs = { tensor: 'out', partition: [64, parts], free: splits[(r >>> 8) % 8] };
+      e.dma((r >>> 12) % 2 === 0 ? 'Save' : 'GenericSave', { src, dst });
+    }
+    const m = b.build();
+    const keys = new Set(m.instrs.map((I) => `${I.op}/${I.src!.shapeId}/${I.dst!.shapeId}`));
+    expect(keys.size).toBeGreaterThan(128);
+    const memo = new RouteMemo(m, true, true);
+    const routes = new Set<number>();
+    let errors = 0;
+    for (const I of m.instrs) {
+      const viaMemo: unknown[] = [];
+      const direct: unknown[] = [];
+      const want = getDGEInstructionType(I, m, true, true, (...a) => void direct.push(a));
+      expect(memo.route(I, (...a) => void viaMemo.push(a))).toBe(want);
+      expect(viaMemo).toEqual(direct);
+      routes.add(want);
+      errors += direct.length;
+    }
+    expect(routes.size).toBeGreaterThan(1); // the keys route differently, some with errors
+    expect(errors).toBeGreaterThan(0);
+  });
+
   it('keys on each thing the route reads: DMAs differing in one of them get their own route', () => {
     const base: DmaArgs = { src: tile('s0'), dst: tile('out') };
     const variants: [DmaOpName, DmaArgs][] = [

@@ -216,6 +216,11 @@ describe('insert_dma_switch_queue_instance', () => {
     const empty: typeof list = [];
     placeAtFront(empty, [c4]);
     expect(empty).toEqual([c4]);
+    // a front longer than one slice of the move
+    const long = Array.from({ length: 10_000 }, (_, k) => m.instrs[k % 5]);
+    const into = [c0, c1];
+    placeAtFront(into, long);
+    expect(into).toEqual([...long, c0, c1]);
   });
 
   it('the switch carries {Q, Instance}: the queue, its engine, and a fresh instance per block', () => {
