@@ -86,10 +86,11 @@ function instructionOf(args: { deps?: DepArgs[] }): Record<string, unknown> {
   if (deps) out.deps = fillDeps(deps);
   return out;
 }
+
 export class BlockBuilder {
   constructor(readonly block: Blocks[number]) {}
 
-  /** Appends a DMA of opcode `op`; returns its name (or undefined). */
+  /** Appends a DMA of opcode `op`; returns the builder. */
   dma(op: DmaOpName, args: DmaArgs): this {
     const ins = instructionOf(args);
     ins.op = op;
