@@ -39,6 +39,8 @@ function isPlain(r: { access: string; fields: Iterable<{ access: string }> }): b
 interface PlainSlots {
   readonly slot: Int32Array;
   readonly count: number;
+  /** An empty word table (count elements, each -0: not known), copied by every window shadow. */
+  readonly empty: readonly number[];
 }
 
 const plainCache = new WeakMap<RegFileModel | RegFileMap, Map<number, PlainSlots>>();
@@ -72,7 +74,7 @@ function scanPlainSlots(policy: RegFileModel | RegFileMap, size: number): PlainS
   }
   let count = 0;
   for (let w = 0; w < slot.length; w++) if (slot[w] === 0) slot[w] = count++;
-  return { slot, count };
+  return { slot, count, empty: new Array<number>(count).fill(-0) };
 }
 
 export class ShadowIO implements RegisterIO {
@@ -106,7 +108,7 @@ export class ShadowIO implements RegisterIO {
     } else {
       const p = plainSlots(policy, inner.size);
       this.slots = p.slot;
-      this.words = new Array<number>(p.count).fill(-0);
+      this.words = p.empty.slice();
     }
   }
 

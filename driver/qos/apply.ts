@@ -16,9 +16,13 @@ import type { ShadowIO } from '../../csr/runtime/shadow.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
 import { snapshotOf, type RegisterSnapshot } from './snapshot.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
+import { PlannedWords } from './plan-engine.ts';
 import {
   buildQosWrites,
-  planQos,
+  planInput,
+  planWords,
+  strictWarnings,
+  withoutInferred,
   type PlannedField,
   type PlanQosOptions,
   type PlannedWrite,
@@ -120,8 +124,9 @@ function unitOf(device: Device, engine: number): UdmaUnitIO {
 
 function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
   const fs = w.fields;
-  const fields: QosFieldChange[] =
-    fs.length === 1 ? [fieldChange(fs[0], old)] : fs.map((f) => fieldChange(f, old));
+  const n = fs.length;
+  const fields = new Array<QosFieldChange>(n);
+  for (let i = 0; i < n; i++) fields[i] = fieldChange(fs[i], old);
   return {
     engine: w.engine,
     file: w.file,
@@ -143,58 +148,80 @@ function fieldChange(f: PlannedField, old: number | null): QosFieldChange {
 }
 
 /**
- * The register windows one apply uses, each bound to the shadow on its first use (the shadow
- * learns every read and write through it).
+ * The register windows one apply uses, by engine * 2 (+ 1 for the S2M file), each bound to the
+ * shadow before the first access (the shadow learns every read and write through it).
  */
 class ApplyWindows {
-  /** By engine * 2, + 1 for the S2M file. */
-  private readonly bound: (ShadowIO | undefined)[] = [];
+  private readonly bound: ShadowIO[] = [];
 
-  constructor(
-    private readonly units: Map<number, UdmaUnitIO>,
-    private readonly shadow: RegisterShadow,
-  ) {}
-
-  of(w: PlannedWrite): RegisterIO {
-    const k = w.engine * 2 + (w.file === 'udma_m2s' ? 0 : 1);
-    return (this.bound[k] ??= this.shadow.bind(
-      w.engine,
-      w.file,
-      unitWindow(this.units.get(w.engine)!, w.file),
-    ));
+  constructor(units: ReadonlyMap<number, UdmaUnitIO>, shadow: RegisterShadow) {
+    for (const [engine, unit] of units) {
+      this.bound[engine * 2] = shadow.bind(engine, 'udma_m2s', unit.m2s);
+      this.bound[engine * 2 + 1] = shadow.bind(engine, 'udma_s2m', unit.s2m);
+    }
   }
 
-  /**
-   * The word the shadow knows register `w` holds (RegisterShadow.get), or undefined: a window
-   * this apply has bound answers itself, without the shadow's lookup.
-   */
-  known(w: PlannedWrite): number | undefined {
-    const io = this.bound[w.engine * 2 + (w.file === 'udma_m2s' ? 0 : 1)];
-    return io !== undefined ? io.peek(w.offset) : this.shadow.get(w.engine, w.file, w.offset);
+  of(engine: number, file: UdmaFileName): ShadowIO {
+    return this.bound[engine * 2 + (file === 'udma_m2s' ? 0 : 1)];
   }
 }
 
 /**
- * The word register `w` holds before the apply: from the shadow, else read (when the write sets
- * it only partly, or `reportOld`), else -1 (not known).
+ * The word write `i` of `W` finds before the apply: from the shadow, else read (when the write
+ * sets it only partly, or `reportOld`), else -1 (not known).
  */
 function wordBefore(
-  w: PlannedWrite,
+  W: PlannedWords,
+  i: number,
   windows: ApplyWindows,
   reportOld: boolean,
   io: QosIoCounts,
 ): number {
-  const known = windows.known(w);
+  const r = W.reg[i];
+  const win = windows.of(W.engine[i], r.file);
+  const known = win.peek(r.offset);
   if (known !== undefined) {
     io.shadowHits++;
     return known;
   }
-  if (!w.complete || reportOld) {
+  if (!W.complete[i] || reportOld) {
     io.reads++;
-    return windows.of(w).read32(w.offset) >>> 0;
+    return win.read32(r.offset) >>> 0;
   }
   return -1;
 }
+
+/** Write `i` of `W` as applied: the word before (null when not read) and after, field by field. */
+function applied(W: PlannedWords, i: number, old: number | null, next: number): QosWrite {
+  const r = W.reg[i];
+  const from = i === 0 ? 0 : W.fieldEnd[i - 1];
+  const to = W.fieldEnd[i];
+  const fields = new Array<QosFieldChange>(to - from);
+  for (let k = from; k < to; k++) {
+    const f = W.fSpec[k].spec;
+    fields[k - from] = {
+      name: f.name,
+      old: old === null ? null : fieldValue(old, f),
+      new: W.fValue[k],
+      origin: W.fOrigin[k],
+    };
+  }
+  return {
+    engine: W.engine[i],
+    file: r.file,
+    path: r.path,
+    offset: r.offset,
+    old,
+    new: next,
+    fields,
+  };
+}
+
+/**
+ * The planned-writes table of the last apply, for the next one (an apply takes it and gives it
+ * back when done; an apply inside another, from `onPrevious`, makes its own).
+ */
+let spareWords: PlannedWords | undefined;
 
 /**
  * Applies a plan (raw JSON or parsed) to `device`. See the module comment; options in
@@ -213,13 +240,47 @@ export function applyQos(
     ['dryRun', 'verify', 'allowInferred', 'strict', 'reportOld', 'savePrevious'],
     'applyQos options',
   );
-  const program = planQos(plan, opts);
+  const p = planInput(plan, opts);
+  const W = spareWords ?? new PlannedWords();
+  spareWords = undefined;
+  try {
+    return applyWords(device, p, W, opts);
+  } finally {
+    spareWords = W;
+  }
+}
+
+/** applyQos with the plan parsed and a table to plan it in. */
+function applyWords(
+  device: Device,
+  plan: QosPlan,
+  W: PlannedWords,
+  opts: ApplyQosOptions,
+): QosApplyResult {
+  const warnings = planWords(plan, opts.engines, W);
+  const n = W.n;
+  // The inferred-write gate (planQos's): without allowInferred the writes that put inferred facts
+  // on the device are refused or left out, before any access.
+  const gated = opts.allowInferred !== true;
+  let skipped: PlannedWrite[] = [];
+  if (gated) {
+    const inferred: PlannedWrite[] = [];
+    for (let i = 0; i < n; i++) if (W.inferred[i].length > 0) inferred.push(W.plannedWrite(i));
+    if (inferred.length > 0) skipped = withoutInferred(inferred, warnings).skipped;
+  }
+  strictWarnings(opts, warnings);
+  // The rows applied, in order.
+  const rows = new Int32Array(n);
+  let m = 0;
+  for (let i = 0; i < n; i++) if (!gated || W.inferred[i].length === 0) rows[m++] = i;
+
   const units = new Map<number, UdmaUnitIO>();
   let last = -1;
-  for (const w of program.writes) {
-    if (w.engine === last) continue;
-    last = w.engine;
-    if (!units.has(last)) units.set(last, unitOf(device, last));
+  for (let j = 0; j < m; j++) {
+    const e = W.engine[rows[j]];
+    if (e === last) continue;
+    last = e;
+    if (!units.has(e)) units.set(e, unitOf(device, e));
   }
   const shadow = opts.shadow ?? deviceShadow(device);
   const io: QosIoCounts = { reads: 0, writes: 0, verifyReads: 0, shadowHits: 0 };
@@ -232,25 +293,23 @@ export function applyQos(
   const result: QosApplyResult = {
     writes: [],
     unchanged: [],
-    skipped: program.skipped,
-    warnings: program.warnings,
+    skipped,
+    warnings,
     dryRun,
     verified: false,
     io,
   };
-  // Compose every word (`olds[i]` the word before, -1: not read; `nexts[i]` the word after) and
+  // Compose every word (`olds[j]` the word before, -1: not read; `nexts[j]` the word after) and
   // record it.
-  const writes = program.writes;
-  const n = writes.length;
-  const olds: number[] = [];
-  const nexts: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const w = writes[i];
-    const old = wordBefore(w, windows, reportOld, io);
-    const next = (((old === -1 ? w.reset : old) & ~w.mask) | w.value) >>> 0;
-    olds.push(old);
-    nexts.push(next);
-    const rec = change(w, old === -1 ? null : old, next);
+  const olds = new Float64Array(m);
+  const nexts = new Float64Array(m);
+  for (let j = 0; j < m; j++) {
+    const i = rows[j];
+    const old = wordBefore(W, i, windows, reportOld, io);
+    const next = (((old === -1 ? W.reg[i].reset : old) & ~W.mask[i]) | W.value[i]) >>> 0;
+    olds[j] = old;
+    nexts[j] = next;
+    const rec = applied(W, i, old === -1 ? null : old, next);
     if (old === next) result.unchanged.push(rec);
     else result.writes.push(rec);
   }
@@ -268,10 +327,11 @@ export function applyQos(
   }
   if (!dryRun && result.previous && opts.onPrevious) opts.onPrevious(result.previous);
   if (!dryRun) {
-    for (let i = 0; i < n; i++) {
-      if (olds[i] === nexts[i]) continue;
-      const w = writes[i];
-      windows.of(w).write32(w.offset, nexts[i]);
+    for (let j = 0; j < m; j++) {
+      if (olds[j] === nexts[j]) continue;
+      const i = rows[j];
+      const r = W.reg[i];
+      windows.of(W.engine[i], r.file).write32(r.offset, nexts[j]);
       io.writes++;
     }
   }
@@ -285,21 +345,23 @@ export function applyQos(
       expected: string;
       actual: string;
     }[] = [];
-    for (let i = 0; i < n; i++) {
-      const w = writes[i];
-      const next = nexts[i];
-      const got = unitWindow(units.get(w.engine)!, w.file).read32(w.offset) >>> 0;
+    for (let j = 0; j < m; j++) {
+      const i = rows[j];
+      const r = W.reg[i];
+      const engine = W.engine[i];
+      const next = nexts[j];
+      const got = unitWindow(units.get(engine)!, r.file).read32(r.offset) >>> 0;
       io.verifyReads++;
-      if ((got & w.readMask) >>> 0 !== (next & w.readMask) >>> 0) {
+      if ((got & r.readMask) >>> 0 !== (next & r.readMask) >>> 0) {
         bad.push({
-          engine: w.engine,
-          file: w.file,
-          path: w.path,
-          offset: w.offset,
+          engine,
+          file: r.file,
+          path: r.path,
+          offset: r.offset,
           expected: hex(next, 8),
           actual: hex(got, 8),
         });
-        shadow?.forget(w.engine, w.file, w.offset);
+        shadow?.forget(engine, r.file, r.offset);
       }
     }
     if (bad.length > 0) {

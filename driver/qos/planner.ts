@@ -12,7 +12,7 @@
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
 import type { UdmaFileName } from '../udma/regs.ts';
-import { armingWarnings, planEngine, refillWarnings } from './plan-engine.ts';
+import { PlannedWords, armingWarnings, planEngine, refillWarnings } from './plan-engine.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 
 /** Where a planned value comes from: a class's default mapping, or the plan's own numbers. */
@@ -87,28 +87,43 @@ export interface PlanQosOptions {
   engines?: readonly number[];
 }
 
+/**
+ * Every write of the plan, ungated (inferred writes included), into `out` (emptied first), in
+ * write order; returns the arming warnings.
+ */
+export function planWords(
+  plan: QosPlan,
+  engines: readonly number[] | undefined,
+  out: PlannedWords,
+): QosWarning[] {
+  out.clear();
+  const warnings: QosWarning[] = [];
+  for (const e of plan.engines) {
+    if (engines && !engines.includes(e.engine)) continue;
+    planEngine(e, out);
+    for (const w of armingWarnings(e)) warnings.push(w);
+    for (const w of refillWarnings(e)) warnings.push(w);
+  }
+  return warnings;
+}
+
 /** Every write of the plan, ungated (inferred writes included), and the arming warnings. */
 export function buildQosWrites(
   plan: QosPlan,
   engines?: readonly number[],
 ): { writes: PlannedWrite[]; warnings: QosWarning[] } {
-  const writes: PlannedWrite[] = [];
-  const warnings: QosWarning[] = [];
-  for (const e of plan.engines) {
-    if (engines && !engines.includes(e.engine)) continue;
-    planEngine(e, writes);
-    for (const w of armingWarnings(e)) warnings.push(w);
-    for (const w of refillWarnings(e)) warnings.push(w);
-  }
+  const table = new PlannedWords();
+  const warnings = planWords(plan, engines, table);
+  const writes = new Array<PlannedWrite>(table.n);
+  for (let i = 0; i < table.n; i++) writes[i] = table.plannedWrite(i);
   return { writes, warnings };
 }
 
 /**
- * The ordered register writes of a plan (raw JSON or parsed). Pure. Throws PLAN_INVALID for an
- * invalid plan, REGISTER_INFERRED for an explicit value on an inferred register without
- * `allowInferred`, and, under `strict`, for any warning.
+ * The options and the plan of planQos checked: the flags, `engines` (an array of engines of the
+ * plan), the plan parsed (PLAN_INVALID, BAD_ARGUMENT).
  */
-export function planQos(plan: QosPlanInput | QosPlan, opts: PlanQosOptions = {}): QosProgram {
+export function planInput(plan: QosPlanInput | QosPlan, opts: PlanQosOptions): QosPlan {
   checkSafetyFlags(opts, ['allowInferred', 'strict'], 'planQos options');
   if (opts.engines !== undefined && !Array.isArray(opts.engines)) {
     throw new NxdmaError('BAD_ARGUMENT', 'planQos options.engines must be an array of engine ids', {
@@ -133,23 +148,37 @@ export function planQos(plan: QosPlanInput | QosPlan, opts: PlanQosOptions = {})
       }
     }
   }
+  return p;
+}
+
+/** Under `strict`, any warning is an error (REGISTER_INFERRED for a left-out HP bit). */
+export function strictWarnings(opts: PlanQosOptions, warnings: readonly QosWarning[]): void {
+  if (!opts.strict || warnings.length === 0) return;
+  const inferred = warnings.find((w) => w.code === 'INFERRED_SKIPPED');
+  throw new NxdmaError(
+    inferred ? 'REGISTER_INFERRED' : 'PLAN_INVALID',
+    `strict: ${warnings.map((w) => w.message).join(' | ')}`,
+    {
+      where: `engine ${warnings[0].engine}`,
+      expected: 'a plan without warnings',
+      actual: warnings,
+      warnings,
+    },
+  );
+}
+
+/**
+ * The ordered register writes of a plan (raw JSON or parsed). Pure. Throws PLAN_INVALID for an
+ * invalid plan, REGISTER_INFERRED for an explicit value on an inferred register without
+ * `allowInferred`, and, under `strict`, for any warning.
+ */
+export function planQos(plan: QosPlanInput | QosPlan, opts: PlanQosOptions = {}): QosProgram {
+  const p = planInput(plan, opts);
   const { writes: all, warnings } = buildQosWrites(p, opts.engines);
   const { writes, skipped } = opts.allowInferred
     ? { writes: all, skipped: [] }
     : withoutInferred(all, warnings);
-  if (opts.strict && warnings.length > 0) {
-    const inferred = warnings.find((w) => w.code === 'INFERRED_SKIPPED');
-    throw new NxdmaError(
-      inferred ? 'REGISTER_INFERRED' : 'PLAN_INVALID',
-      `strict: ${warnings.map((w) => w.message).join(' | ')}`,
-      {
-        where: `engine ${warnings[0].engine}`,
-        expected: 'a plan without warnings',
-        actual: warnings,
-        warnings,
-      },
-    );
-  }
+  strictWarnings(opts, warnings);
   return { plan: p, writes, skipped, warnings };
 }
 
@@ -158,7 +187,7 @@ export function planQos(plan: QosPlanInput | QosPlan, opts: PlanQosOptions = {})
  * asks for explicitly is REGISTER_INFERRED; one that only a class's default mapping implies is
  * left out (`skipped`) with an INFERRED_SKIPPED warning (added to `warnings`).
  */
-function withoutInferred(
+export function withoutInferred(
   all: PlannedWrite[],
   warnings: QosWarning[],
 ): { writes: PlannedWrite[]; skipped: PlannedWrite[] } {
