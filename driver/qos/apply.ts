@@ -196,15 +196,11 @@ function applied(W: PlannedWords, i: number, old: number | null, next: number): 
   const r = W.reg[i];
   const from = i === 0 ? 0 : W.fieldEnd[i - 1];
   const to = W.fieldEnd[i];
-  const fields = new Array<QosFieldChange>(to - from);
-  for (let k = from; k < to; k++) {
-    const f = W.fSpec[k].spec;
-    fields[k - from] = {
-      name: f.name,
-      old: old === null ? null : fieldValue(old, f),
-      new: W.fValue[k],
-      origin: W.fOrigin[k],
-    };
+  let fields: QosFieldChange[];
+  if (to - from === 1) fields = [fieldApplied(W, from, old)];
+  else {
+    fields = new Array<QosFieldChange>(to - from);
+    for (let k = from; k < to; k++) fields[k - from] = fieldApplied(W, k, old);
   }
   return {
     engine: W.engine[i],
@@ -214,6 +210,17 @@ function applied(W: PlannedWords, i: number, old: number | null, next: number): 
     old,
     new: next,
     fields,
+  };
+}
+
+/** Field row `k` of `W` as applied over the word `old` (null when not read). */
+function fieldApplied(W: PlannedWords, k: number, old: number | null): QosFieldChange {
+  const f = W.fSpec[k].spec;
+  return {
+    name: f.name,
+    old: old === null ? null : fieldValue(old, f),
+    new: W.fValue[k],
+    origin: W.fOrigin[k],
   };
 }
 
