@@ -19,89 +19,12 @@ import { udmaModel } from '../../../driver/udma/regs.ts';
 import { MockDevice, type RegisterAccessEvent } from '../../../mocks/index.ts';
 import { expectUnchanged, fuzz, outcome, snapshot } from '../../support/fuzz.ts';
 import { documentArb } from '../support/mutate.ts';
+import { ENGINES, generatedPlan } from '../../support/qos-plans.ts';
 
 const EXAMPLE = JSON.parse(
   readFileSync(new URL('../../../examples/qos-plan.json', import.meta.url), 'utf8'),
 ) as unknown;
 
-/** Engines the mock creates; plans may also name others of the profile, or ids it lacks. */
-const ENGINES = [0, 1, 2, 3];
-
-const u = (max: number) =>
-  fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max }) }, fc.constantFrom(max + 1, -1));
-
-/** Plans shaped like the format, with values at and just past every limit. */
-const queueArb = fc.record(
-  {
-    queue: u(QOS_LIMITS.queues - 1),
-    class: fc.constantFrom(...DMA_QOS_CLASS_NAMES),
-    qos: fc.record(
-      {
-        axiQos: u(QOS_LIMITS.axiQos),
-        qQos: u(QOS_LIMITS.qQos),
-        weight: u(QOS_LIMITS.weight),
-        highPriority: fc.boolean(),
-      },
-      { requiredKeys: [] },
-    ),
-    s2mAxiQos: u(QOS_LIMITS.s2mAxiQos),
-    rateLimit: fc.record(
-      { enabled: fc.boolean(), maxBurst: u(QOS_LIMITS.queueMaxBurst), pause: fc.boolean() },
-      { requiredKeys: ['enabled'] },
-    ),
-  },
-  { requiredKeys: ['queue'] },
-);
-const engineArb = fc.record(
-  {
-    engine: fc.oneof(
-      { weight: 6, arbitrary: fc.constantFrom(...ENGINES) },
-      {
-        weight: 2,
-        arbitrary: fc.uniqueArray(fc.constantFrom(...ENGINES), { minLength: 1, maxLength: 3 }),
-      },
-      { weight: 1, arbitrary: fc.constantFrom(5, 64, 131, 132, 1000, -1) },
-    ),
-    arbiters: fc.record(
-      {
-        prefetch: fc.constantFrom('rr', 'qos'),
-        s2mPrefetch: fc.constantFrom('rr', 'qos'),
-        dwrr: fc.oneof(
-          fc.constantFrom('on', 'off'),
-          fc.record(
-            {
-              enabled: fc.boolean(),
-              incFactor: u(QOS_LIMITS.incFactor),
-              weightInc: u(QOS_LIMITS.weightInc),
-              packetMode: fc.boolean(),
-            },
-            { requiredKeys: ['enabled'] },
-          ),
-        ),
-        completion: fc.constantFrom('rr', 'qos'),
-        qPromotion: fc.boolean(),
-      },
-      { requiredKeys: [] },
-    ),
-    rateLimit: fc.record(
-      {
-        shortCycleSize: u(QOS_LIMITS.shortCycleSize),
-        packetMode: fc.boolean(),
-        stream: fc.record(
-          { enabled: fc.boolean(), maxBurst: u(QOS_LIMITS.streamMaxBurst), pause: fc.boolean() },
-          { requiredKeys: ['enabled'] },
-        ),
-      },
-      { requiredKeys: [] },
-    ),
-    queues: fc.array(queueArb, { maxLength: 6 }),
-  },
-  { requiredKeys: ['engine'] },
-);
-const generatedPlan = fc.record({
-  version: fc.oneof({ weight: 9, arbitrary: fc.constant(1) }, fc.constant(2)),
-  engines: fc.array(engineArb, { minLength: 1, maxLength: 3 }),
-});
 const planArb = fc.oneof(
   { weight: 3, arbitrary: generatedPlan },
   { weight: 2, arbitrary: documentArb([EXAMPLE], 3) },
