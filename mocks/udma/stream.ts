@@ -149,6 +149,8 @@ function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boo
     if (s.prefEnabled[q] === 0 || tx.stalled[q] !== 0 || rx.stalled[q] !== 0) return false;
     if (m.compEnabled[q] !== 0 || s.compEnabled[q] !== 0) return false;
     if (txf.blocked[q] !== FETCH_OK || rxf.blocked[q] !== FETCH_OK) return false;
+    // (an RX FIFO may hold more than the depth after fetching for a large packet)
+    if (txf.count[q] > m.fifoDepth || rxf.count[q] > m.fifoDepth) return false;
     // No grant for any queue but `last` (burstFor never < 0 for a candidate).
     if (q !== last && (p.burstFor(txf, tx, m, q, true) > 0 || p.burstFor(rxf, rx, s, q, false) > 0))
       return false;
