@@ -72,6 +72,12 @@ export class Arbiter {
   private readonly strictLast: Int16Array;
   /** Round-robin pointer in forceRR mode: the queue served last (-1: none yet). */
   private rrLast = -1;
+  /**
+   * `select` over a mask decides by `selectAlone` when the highest ready level holds one ready
+   * queue; false sends every decision through the general scans. Either way the decisions and
+   * the state they leave are the same (test/mocks/udma/arbiter.test.ts compares the two).
+   */
+  alone = true;
   /** Scratch of one `select`: the ready queues, ascending, and how many. */
   private readonly list: Int16Array;
   private nReady = 0;
@@ -136,6 +142,20 @@ export class Arbiter {
     const n = this.queues;
     const byMask = mask >= 0 && n <= 31;
     if (mode.forceRR && byMask) return this.selectRoundRobin(mask);
+    if (byMask && this.alone && mask !== 0 && !mode.forceRR) {
+      // The highest ready level, and whether it holds one ready queue.
+      let level = -1;
+      let one = -1;
+      for (let b = mask; b !== 0; b &= b - 1) {
+        const q = 31 - Math.clz32(b & -b);
+        const l = this.qos[q];
+        if (l > level) {
+          level = l;
+          one = q;
+        } else if (l === level) one = -1;
+      }
+      if (one >= 0) return this.selectAlone(one, level, mode);
+    }
     // The ready queues, ascending.
     const list = this.list;
     let k = 0;
@@ -170,6 +190,48 @@ export class Arbiter {
       return s;
     }
     return this.selectDwrr(level, mode);
+  }
+
+  /**
+   * select() when queue q is the one ready queue of the highest ready level (not forceRR): the
+   * general scans' steps for a level of one candidate. Round robin picks q; a strict q is served
+   * as the level's strict queue; DWRR keeps the holder's turn while its deficit covers its head
+   * packet, else q is the one position of the turn order, so it wins after the turns it needs
+   * and is credited exactly those.
+   */
+  private selectAlone(q: number, level: number, mode: ArbiterMode): number {
+    if (!mode.enDwrr) {
+      this.levelLast[level] = q;
+      return q;
+    }
+    if (this.strict[q] !== 0) {
+      this.strictLast[level] = q;
+      return q;
+    }
+    const qos = this.qos;
+    const deficit = this.deficit;
+    const cap = this.maxDeficit;
+    const holder = this.levelLast[level];
+    if (holder >= 0 && this.ready[holder] !== 0 && qos[holder] === level) {
+      const c = mode.pktMode ? 1 : this.cost[holder];
+      if (deficit[holder] >= Math.min(c, cap[holder])) {
+        deficit[holder] = Math.max(0, deficit[holder] - c);
+        this.rounds[holder] = 0;
+        return holder;
+      }
+    } else if (holder >= 0 && qos[holder] === level) {
+      deficit[holder] = 0;
+    }
+    this.powersOf(mode);
+    const g = this.g;
+    const quantum = Math.max(this.weight[q], 1) * this.unit;
+    const need = Math.min(mode.pktMode ? 1 : this.cost[q], cap[q]) - deficit[q];
+    const turns = this.turnsFor(q, need, quantum, g);
+    deficit[q] = Math.min(cap[q], deficit[q] + this.creditFor(q, turns, quantum, g));
+    deficit[q] = Math.max(0, deficit[q] - (mode.pktMode ? 1 : this.cost[q]));
+    this.rounds[q] = 0; // (the winner's turns counted, then cleared: it sent)
+    this.levelLast[level] = q;
+    return q;
   }
 
   /** select() in forceRR mode over the ready queues of `mask` (queues < 32). */

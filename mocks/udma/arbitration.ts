@@ -240,16 +240,18 @@ export class ArbitrationPipeline {
     let skip = 0;
     let fetched = 0;
     const check = this.work & (tx ? this.txCheck : this.rxCheck);
+    // Each queue's burst, then after each grant only the granted queue's again: a fetch for one
+    // queue changes nothing another queue's burst depends on.
+    let mask = 0;
+    let needy = 0;
+    for (let b = check; b !== 0; b &= b - 1) {
+      const q = 31 - Math.clz32(b & -b);
+      const n = this.burstFor(f, st, cfg, q, tx);
+      burst[q] = n;
+      if (n > 0) mask |= 1 << q;
+      else if (n < 0) needy |= 1 << q;
+    }
     for (;;) {
-      let mask = 0;
-      let needy = 0;
-      for (let b = check & ~skip; b !== 0; b &= b - 1) {
-        const q = 31 - Math.clz32(b & -b);
-        const n = this.burstFor(f, st, cfg, q, tx);
-        burst[q] = n;
-        if (n > 0) mask |= 1 << q;
-        else if (n < 0) needy |= 1 << q;
-      }
       const partial = mask === 0;
       if (partial && (needy === 0 || total > 0)) break;
       const q = arb.pick(cfg, partial ? needy : mask);
@@ -269,6 +271,14 @@ export class ArbitrationPipeline {
       }
       total += got;
       if (partial) break;
+      mask &= ~(1 << q);
+      needy &= ~(1 << q);
+      if ((skip & (1 << q)) === 0) {
+        const m = this.burstFor(f, st, cfg, q, tx);
+        burst[q] = m;
+        if (m > 0) mask |= 1 << q;
+        else if (m < 0) needy |= 1 << q;
+      }
     }
     // Only a queue that fetched may qualify again before something happens to the others.
     if (tx) this.txCheck = fetched;

@@ -113,10 +113,18 @@ class StreamHalf {
 export class StreamScratch {
   readonly tx: StreamHalf;
   readonly rx: StreamHalf;
+  /**
+   * Per queue, the regions holding its head packet's source and destination buffers, noted when
+   * the head was looked at (the grant then moves it without looking the regions up again).
+   */
+  readonly srcOf: (MemoryRegion | undefined)[];
+  readonly dstOf: (MemoryRegion | undefined)[];
 
   constructor(p: ArbitrationPipeline) {
     this.tx = new StreamHalf(true, p.txFifo, p.c.tx, p.m2sCfg, p.c.queues);
     this.rx = new StreamHalf(false, p.rxFifo, p.c.rx, p.s2mCfg, p.c.queues);
+    this.srcOf = new Array<MemoryRegion | undefined>(p.c.queues).fill(undefined);
+    this.dstOf = new Array<MemoryRegion | undefined>(p.c.queues).fill(undefined);
   }
 }
 
@@ -141,6 +149,8 @@ function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boo
     if (s.prefEnabled[q] === 0 || tx.stalled[q] !== 0 || rx.stalled[q] !== 0) return false;
     if (m.compEnabled[q] !== 0 || s.compEnabled[q] !== 0) return false;
     if (txf.blocked[q] !== FETCH_OK || rxf.blocked[q] !== FETCH_OK) return false;
+    // (an RX FIFO may hold more than the depth after fetching for a large packet)
+    if (txf.count[q] > m.fifoDepth || rxf.count[q] > m.fifoDepth) return false;
     // No grant for any queue but `last` (burstFor never < 0 for a candidate).
     if (q !== last && (p.burstFor(txf, tx, m, q, true) > 0 || p.burstFor(rxf, rx, s, q, false) > 0))
       return false;
@@ -158,8 +168,12 @@ function canStream(p: ArbitrationPipeline, last: number, sc: StreamScratch): boo
     const te = sc.tx.at2(q, 0);
     const re = sc.rx.at2(q, 0);
     if (len === 0 || (sc.rx.w0s[re] & LEN_MASK || 65536) < len) return false;
-    if (regionOf(p, c.srcRegion, sc.tx.addrs, te, len) === undefined) return false;
-    if (regionOf(p, c.dstRegion, sc.rx.addrs, re, len) === undefined) return false;
+    const sr = regionOf(p, c.srcRegion, sc.tx.addrs, te, len);
+    if (sr === undefined) return false;
+    const dr = regionOf(p, c.dstRegion, sc.rx.addrs, re, len);
+    if (dr === undefined) return false;
+    sc.srcOf[q] = sr;
+    sc.dstOf[q] = dr;
   }
   return true;
 }
@@ -298,6 +312,8 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   const tSeq = sc.tx.headSeq;
   const rSeq = sc.rx.headSeq;
   const maskOnly = p.maskOnly;
+  const srcOf = sc.srcOf;
+  const dstOf = sc.dstOf;
   let sReg = c.srcRegion;
   let dReg = c.dstRegion;
   let servedQueues = 0;
@@ -310,8 +326,6 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     // RX buffer, both buffers inside a region (every other candidate's head was checked so).
     const drained = tx.tailOff[q] === tx.headOff[q] && tx.tailRid[q] === tx.headRid[q];
     let len = 0;
-    let qsr: MemoryRegion | undefined;
-    let qdr: MemoryRegion | undefined;
     if (!drained) {
       if (txf.count[q] === 0 || rxf.count[q] === 0) break;
       const te = q * cap + (tSeq[q] & mask);
@@ -321,10 +335,12 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
       len = w0 & LEN_MASK || (zeroIs64k ? 65536 : 0);
       if (len === 0) break;
       if ((rw0s[re] & LEN_MASK || 65536) < len) break; // (its FIFO's RX bytes then cover it)
-      qsr = regionOf(p, sReg, taddrs, te, len);
+      const qsr = regionOf(p, sReg, taddrs, te, len);
       if (qsr === undefined) break;
-      qdr = regionOf(p, dReg, raddrs, re, len);
+      const qdr = regionOf(p, dReg, raddrs, re, len);
       if (qdr === undefined) break;
+      srcOf[q] = qsr;
+      dstOf[q] = qdr;
     }
     const cand = drained ? p.cand & ~bit : p.cand;
     if (cand === 0) break;
@@ -381,9 +397,9 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     const re = n * cap + (rSeq[n] & mask);
     const txW0 = tw0s[te];
     const rxW0 = rw0s[re];
-    // (found: checked when n's head was looked at, which for q was this step)
-    const nsr = n === q && qsr !== undefined ? qsr : regionOf(p, sReg, taddrs, te, nLen)!;
-    const ndr = n === q && qdr !== undefined ? qdr : regionOf(p, dReg, raddrs, re, nLen)!;
+    // (noted when n's head was looked at, which for q was this step)
+    const nsr = srcOf[n]!;
+    const ndr = dstOf[n]!;
     c.srcRegion = sReg = nsr;
     c.dstRegion = dReg = ndr;
     copyBytes(nsr, taddrs[te] - nsr.base, ndr, raddrs[re] - ndr.base, nLen);

@@ -158,4 +158,95 @@ describe('arbiter (pure)', () => {
       { seed: 0x5eed, numRuns: 300 },
     );
   });
+
+  it('selectAlone decides and leaves every state as the general scans do', () => {
+    /** Everything a decision reads or writes, private pointers included. */
+    const state = (a: Arbiter) => {
+      const p = a as unknown as { levelLast: Int16Array; strictLast: Int16Array };
+      return {
+        deficit: Array.from(a.deficit),
+        rounds: Array.from(a.rounds),
+        levelLast: Array.from(p.levelLast),
+        strictLast: Array.from(p.strictLast),
+        rr: a.lastRoundRobin,
+      };
+    };
+    let alone = 0;
+    let general = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 31 }),
+        fc.array(
+          fc.record({
+            level: fc.nat({ max: 3 }),
+            weight: fc.nat({ max: 255 }),
+            strict: fc.nat({ max: 5 }),
+            cap: fc.oneof(fc.constant(Infinity), fc.nat({ max: 70000 })),
+          }),
+          { maxLength: 31 },
+        ),
+        fc.array(
+          fc.record({
+            // one queue (the shortcut's case) or any subset of them
+            one: fc.boolean(),
+            bits: fc.nat(),
+            cost: fc.nat({ max: 1 << 20 }),
+            mode: fc.record({
+              forceRR: fc.constantFrom(false, false, false, true),
+              enDwrr: fc.constantFrom(true, true, false),
+              pktMode: fc.boolean(),
+              incFactor: fc.nat({ max: 15 }),
+              weightInc: fc.nat({ max: 3 }),
+            }),
+            // 0: nothing, 1: a queue reset, 2: every deficit set
+            event: fc.constantFrom(0, 0, 0, 0, 1, 2),
+            at: fc.nat({ max: 40 }),
+            value: fc.nat({ max: 5000 }),
+          }),
+          { minLength: 1, maxLength: 150, size: 'max' },
+        ),
+        (n, perQueue, steps) => {
+          const fast = new Arbiter(n);
+          const slow = new Arbiter(n);
+          slow.alone = false;
+          for (const a of [fast, slow]) {
+            perQueue.slice(0, n).forEach(({ level, weight, strict, cap }, q) => {
+              a.qos[q] = level;
+              a.weight[q] = weight;
+              a.strict[q] = strict === 0 ? 1 : 0;
+              a.maxDeficit[q] = cap;
+            });
+          }
+          for (const { one, bits, cost, mode, event, at, value } of steps) {
+            const mask = one ? 1 << (bits % n) : bits & ((2 ** n - 1) | 0);
+            for (const a of [fast, slow]) {
+              for (let q = 0; q < n; q++) {
+                a.ready[q] = (mask >>> q) & 1;
+                a.cost[q] = 1 + ((cost * (q + 1)) % 70000);
+              }
+              if (event === 1 && at < n) a.resetQueue(at, value);
+              if (event === 2) a.initDeficits(value);
+            }
+            const got = fast.select(mode, mask);
+            expect(got).toBe(slow.select(mode, mask));
+            expect(state(fast)).toEqual(state(slow));
+            // (counted: the highest ready level held one ready queue, or several)
+            let top = -1;
+            let at2 = 0;
+            for (let q = 0; q < n; q++)
+              if ((mask >>> q) & 1) {
+                if (fast.qos[q] > top) [top, at2] = [fast.qos[q], 1];
+                else if (fast.qos[q] === top) at2++;
+              }
+            if (!mode.forceRR && at2 === 1) alone++;
+            else general++;
+          }
+        },
+      ),
+      { seed: 0x5eed, numRuns: 300 },
+    );
+    // Both kinds of decision were drawn many times.
+    expect(alone).toBeGreaterThan(5000);
+    expect(general).toBeGreaterThan(5000);
+  });
 });
