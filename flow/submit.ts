@@ -137,13 +137,9 @@ export class Submission {
               this.done++; // onProgress reports ring DMAs only
               continue;
             }
-            const sLo = t.srcLo[d];
-            const sHi = t.srcHi[d];
-            const dLo = t.dstLo[d];
-            const dHi = t.dstHi[d];
-            if (this.epochDmas > 0 && hazards.conflicts(qi, sLo, sHi, dLo, dHi))
+            if (this.epochDmas > 0 && hazards.conflictsAt(qi, t, d))
               return this.stop(b, it, d, k, 'epoch');
-            hazards.add(qi, sLo, sHi, dLo, dHi);
+            hazards.addAt(qi, t, d);
             this.epochDmas++;
             k = 0;
           }
@@ -180,12 +176,15 @@ export class Submission {
             this.openQueue = fq;
             this.openAt = stream.length;
             stream.begin(n);
-            const walk = t.walk(d, k);
-            expandWalk(
-              walk,
-              packetBytes > 0 ? new PacketCut(stream, packetBytes) : stream,
-              walk.type === 'affine' ? null : this.indexValues(walk),
-            );
+            // a compact row's pieces are its plan's, moved (table.ts movePieces); else its walk
+            if (packetBytes > 0 || !t.movePieces(d, k, stream)) {
+              const walk = t.walk(d, k);
+              expandWalk(
+                walk,
+                packetBytes > 0 ? new PacketCut(stream, packetBytes) : stream,
+                walk.type === 'affine' ? null : this.indexValues(walk),
+              );
+            }
             stream.end();
             this.openQueue = null;
             avail[qi] -= n;

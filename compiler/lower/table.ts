@@ -7,16 +7,117 @@
  *
  * `record(i)` materialises the LoweredDma of row i on demand (the same fields and values as the
  * record the lowering built; one object per row, kept once made); `walk(i, k)` hands the flow a
- * row's walks without materialising anything.
+ * row's walks without materialising anything, and `movePieces(i, k, stream)` a compact row's
+ * pieces without a walk: its plan's pieces, laid out once per plan, moved to the row's addresses.
  */
 import type { Module } from '../ir/module.ts';
+import { BD_MAX_LEN } from '../../csr/formats/bd.ts';
 import { BACKENDS, BACKEND_NONE, type Backend } from './backend.ts';
+import type { DescriptorStream } from './bds.ts';
 import { dmaLabel, type HostPlan } from './context.ts';
-import type { AffineWalk, Walk } from './expand.ts';
+import { expandWalk, type AffineWalk, type PieceSink, type Walk } from './expand.ts';
 import type { LoweredDma } from './types.ts';
 
 /** The empty record list of a DMA that has none (the one DmaBuild starts from). */
 const NONE: never[] = Object.freeze([]) as unknown as never[];
+
+/** The most pieces a plan may have for its pieces to be laid out (larger plans are expanded per row). */
+const PLAN_PIECES_MAX = 4096;
+
+/**
+ * A host plan's pieces laid out once: each plan walk expanded with its two start addresses at its
+ * offsets from the DMA's (srcOff, dstOff), so that a row's pieces are these moved by the row's
+ * two start addresses. Walk k's pieces are `from[k]` .. `from[k + 1] - 1`.
+ */
+interface PlanPieces {
+  src: Float64Array;
+  dst: Float64Array;
+  len: Uint32Array;
+  from: Int32Array;
+  /** The largest |offset| + length of any piece: the sums stay exact for rows within 2^53 of it. */
+  reach: number;
+}
+
+/** Records the pieces of a plan's walks (expandWalk's sink) into growing columns. */
+class PieceRecorder implements PieceSink {
+  n = 0;
+  src = new Float64Array(16);
+  dst = new Float64Array(16);
+  len = new Uint32Array(16);
+  /** A piece's offset or length that is not an integer, or a length outside 1..64 KiB. */
+  bad = false;
+  reach = 0;
+
+  piece(src: number, dst: number, len: number): void {
+    if (this.n === this.src.length) this.grow();
+    const i = this.n++;
+    this.src[i] = src;
+    this.dst[i] = dst;
+    this.len[i] = len;
+    if (!(Number.isInteger(src) && Number.isInteger(dst) && Number.isInteger(len))) this.bad = true;
+    if (!(len >= 1 && len <= BD_MAX_LEN)) this.bad = true;
+    const r = Math.max(Math.abs(src), Math.abs(dst)) + len;
+    if (r > this.reach) this.reach = r;
+  }
+
+  pieces(
+    src: number,
+    dst: number,
+    len: number,
+    n: number,
+    srcStride: number,
+    dstStride: number,
+    lastLen: number,
+  ): void {
+    let s = src;
+    let d = dst;
+    for (let i = 0; i < n; i++, s += srcStride, d += dstStride) {
+      this.piece(s, d, i === n - 1 ? lastLen : len);
+    }
+  }
+
+  private grow(): void {
+    const cap = this.src.length * 2;
+    const s = new Float64Array(cap);
+    const d = new Float64Array(cap);
+    const l = new Uint32Array(cap);
+    s.set(this.src);
+    d.set(this.dst);
+    l.set(this.len);
+    this.src = s;
+    this.dst = d;
+    this.len = l;
+  }
+}
+
+/** The pieces of `plan` laid out (PlanPieces), or null when it has too many or one that is not exact. */
+function layOut(plan: HostPlan): PlanPieces | null {
+  if (plan.total > PLAN_PIECES_MAX) return null;
+  const rec = new PieceRecorder();
+  const from = new Int32Array(plan.walks.length + 1);
+  for (let k = 0; k < plan.walks.length; k++) {
+    const w = plan.walks[k];
+    if (!(Number.isSafeInteger(w.srcOff) && Number.isSafeInteger(w.dstOff))) return null;
+    from[k] = rec.n;
+    expandWalk(
+      {
+        type: 'affine',
+        elemSize: plan.elemSize,
+        srcAddr: w.srcOff,
+        dstAddr: w.dstOff,
+        srcNum: w.srcNum,
+        srcStep: w.srcStep,
+        dstNum: w.dstNum,
+        dstStep: w.dstStep,
+      },
+      rec,
+    );
+    if (rec.n - from[k] !== plan.counts[k]) return null;
+  }
+  from[plan.walks.length] = rec.n;
+  if (rec.bad || !(rec.reach <= Number.MAX_SAFE_INTEGER)) return null;
+  return { src: rec.src, dst: rec.dst, len: rec.len, from, reach: rec.reach };
+}
 
 export class DmaTable {
   readonly length: number;
@@ -58,6 +159,10 @@ export class DmaTable {
   /** The plan walk() served last and its moved walks (consecutive rows mostly share a plan). */
   private lastPlan: HostPlan | null = null;
   private lastMoved: AffineWalk[] = [];
+  /** Each plan's pieces laid out (null: expanded per row), and the one movePieces served last. */
+  private readonly laidOut = new Map<HostPlan, PlanPieces | null>();
+  private piecesPlan: HostPlan | null = null;
+  private lastPieces: PlanPieces | null = null;
 
   constructor(
     private readonly m: Module,
@@ -273,5 +378,43 @@ export class DmaTable {
     w.srcAddr = this.srcAddr[i] + plan.walks[k].srcOff;
     w.dstAddr = this.dstAddr[i] + plan.walks[k].dstOff;
     return w;
+  }
+
+  /**
+   * Writes the pieces of walk k of row i into `stream` (between its begin and end), as
+   * expandWalk(walk(i, k), stream) does, and returns true, when row i is compact and its plan's
+   * pieces are laid out: the plan's pieces moved to the row's two start addresses (no walk, no
+   * expansion). Returns false, writing nothing, for any other row (expand its walk instead).
+   */
+  movePieces(i: number, k: number, stream: DescriptorStream): boolean {
+    if (this.records[i] !== null) return false;
+    const plan = this.plans[i]!;
+    let p: PlanPieces | null | undefined;
+    if (plan === this.piecesPlan) p = this.lastPieces;
+    else {
+      p = this.laidOut.get(plan);
+      if (p === undefined) {
+        p = layOut(plan);
+        this.laidOut.set(plan, p);
+      }
+      this.piecesPlan = plan;
+      this.lastPieces = p;
+    }
+    if (p === null) return false;
+    const sa = this.srcAddr[i];
+    const da = this.dstAddr[i];
+    // integer start addresses whose sums with every offset stay below 2^53: the moved pieces are
+    // exactly the ones the walk expands into
+    const lim = Number.MAX_SAFE_INTEGER - p.reach;
+    if (!(
+      Number.isInteger(sa) &&
+      Number.isInteger(da) &&
+      Math.abs(sa) <= lim &&
+      Math.abs(da) <= lim
+    ))
+      return false;
+    const from = p.from[k];
+    stream.moved(p.src, p.dst, p.len, from, p.from[k + 1] - from, sa, da);
+    return true;
   }
 }
