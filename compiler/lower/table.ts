@@ -12,9 +12,9 @@
  */
 import type { Module } from '../ir/module.ts';
 import { BD_MAX_LEN } from '../../csr/formats/bd.ts';
-import { BACKENDS, BACKEND_NONE, type Backend } from './backend.ts';
+import { BACKENDS, type Backend } from './backend.ts';
 import type { DescriptorStream } from './bds.ts';
-import { dmaLabel, type HostPlan } from './context.ts';
+import { ROW_DST_ADDR, ROW_SRC_ADDR, dmaLabel, type HostPlan } from './context.ts';
 import { expandWalk, type AffineWalk, type PieceSink, type Walk } from './expand.ts';
 import type { LoweredDma } from './types.ts';
 
@@ -216,35 +216,34 @@ export class DmaTable {
 
   /**
    * Adds the next row, compact: DMA `I` (backend `backend`) whose walks are exactly host plan
-   * `plan` moved to `srcAddr` and `dstAddr`, its BD counts the plan's (no packet byte size), with
-   * no stream, no reduce, no index tensor and no DGE descriptor; its byte ranges `ranges`
-   * ([srcLo, srcHi, dstLo, dstHi], bounds.ts checkPlanBounds); the other fields of its record as
-   * given. Returns the row.
+   * `plan` moved to its two start addresses, its BD counts the plan's (no packet byte size), with
+   * no stream, no reduce, no index tensor and no DGE descriptor; `row` holds its byte ranges
+   * ([srcLo, srcHi, dstLo, dstHi], bounds.ts checkPlanBounds) and its start addresses (context.ts
+   * ROW_SRC_ADDR, ROW_DST_ADDR); the other fields of its record as given. Returns the row.
    */
   addPlan(
     I: LoweredDma['instr'],
     backend: Backend,
     plan: HostPlan,
-    srcAddr: number,
-    dstAddr: number,
-    ranges: Float64Array,
+    row: Float64Array,
     bytes: number,
     priorityClass: number,
     channelMask: number,
     computeOp: number,
   ): number {
     const i = this.put(I, backend, plan.total, bytes, 0, plan.maxCount);
-    this.srcLo[i] = ranges[0];
-    this.srcHi[i] = ranges[1];
-    this.dstLo[i] = ranges[2];
-    this.dstHi[i] = ranges[3];
-    // packetBytes and reduce stay 0
+    this.srcLo[i] = row[0];
+    this.srcHi[i] = row[1];
+    this.dstLo[i] = row[2];
+    this.dstHi[i] = row[3];
+    // packetBytes and reduce stay 0; so do the columns given 0 (a fresh row's columns are 0, and
+    // a column no row writes is memory never touched)
     this.priorityClass[i] = priorityClass;
-    this.computeOp[i] = computeOp;
-    this.channelMask[i] = channelMask;
+    if (computeOp !== 0) this.computeOp[i] = computeOp;
+    if (channelMask !== 0) this.channelMask[i] = channelMask;
     this.plans[i] = plan;
-    this.srcAddr[i] = srcAddr;
-    this.dstAddr[i] = dstAddr;
+    this.srcAddr[i] = row[ROW_SRC_ADDR];
+    this.dstAddr[i] = row[ROW_DST_ADDR];
     return i;
   }
 
@@ -260,10 +259,10 @@ export class DmaTable {
     const i = this.n++;
     this.instrs[i] = I;
     this.queue[i] = I.queue!.index;
-    this.backend[i] = backend === 'none' ? BACKEND_NONE : BACKENDS.indexOf(backend);
+    if (backend !== 'none') this.backend[i] = BACKENDS.indexOf(backend); // BACKEND_NONE is 0
     this.descriptors[i] = descriptors;
     this.bytes[i] = bytes;
-    this.dgeDescriptors[i] = dgeDescriptors;
+    if (dgeDescriptors !== 0) this.dgeDescriptors[i] = dgeDescriptors;
     this.maxWalk[i] = maxWalk;
     return i;
   }
