@@ -147,11 +147,20 @@ export class DmaTable {
   private readonly channelMask: Int32Array;
   private readonly srcAddr: Float64Array;
   private readonly dstAddr: Float64Array;
-  /** The row's host plan (compact rows), else null. */
-  private readonly plans: (HostPlan | null)[];
-  /** The row's record (rows that are not compact, and rows materialised already). */
-  private readonly records: (LoweredDma | null)[];
-  private readonly instrs: LoweredDma['instr'][];
+  /** The row's host plan (compact rows): 1 + its index in `planList`; 0 for a row with a record. */
+  private readonly planAt: Int32Array;
+  /** The distinct plans of the compact rows, and each one's index there. */
+  private readonly planList: HostPlan[] = [];
+  private readonly planIndex = new Map<HostPlan, number>();
+  private addedPlan: HostPlan | null = null;
+  private addedAt = 0;
+  /**
+   * The row's record (rows that are not compact, and rows materialised already), else null; made
+   * on the first record (a table of compact rows only holds no per-row object at all).
+   */
+  private records: (LoweredDma | null)[] | null = null;
+  /** The instruction id of the row's DMA (module.instrs). */
+  private readonly instrId: Int32Array;
   private n = 0;
   private materialised: LoweredDma[] | null = null;
   /** One walk per plan walk, moved to a row's addresses by forEachWalk (reused). */
@@ -186,9 +195,30 @@ export class DmaTable {
     this.channelMask = new Int32Array(capacity);
     this.srcAddr = new Float64Array(capacity);
     this.dstAddr = new Float64Array(capacity);
-    this.plans = new Array<HostPlan | null>(capacity).fill(null);
-    this.records = new Array<LoweredDma | null>(capacity).fill(null);
-    this.instrs = new Array<LoweredDma['instr']>(capacity);
+    this.planAt = new Int32Array(capacity);
+    this.instrId = new Int32Array(capacity);
+  }
+
+  /** Row i's record, if it has one (kept by add, or materialised by record). */
+  private recordAt(i: number): LoweredDma | null {
+    const rs = this.records;
+    return rs === null ? null : rs[i];
+  }
+
+  /** Sets row i's record, making the record list on the first. */
+  private keep(i: number, d: LoweredDma): void {
+    if (this.records === null) this.records = new Array<LoweredDma | null>(this.length).fill(null);
+    this.records[i] = d;
+  }
+
+  /** Row i's host plan (a compact row). */
+  private planOf(i: number): HostPlan {
+    return this.planList[this.planAt[i] - 1];
+  }
+
+  /** Row i's instruction. */
+  private instrOf(i: number): LoweredDma['instr'] {
+    return this.m.instrs[this.instrId[i]];
   }
 
   /** Rows added so far. */
@@ -210,7 +240,7 @@ export class DmaTable {
     this.priorityClass[i] = d.priorityClass;
     this.computeOp[i] = d.computeOp;
     this.channelMask[i] = d.channelMask;
-    this.records[i] = d;
+    this.keep(i, d);
     return i;
   }
 
@@ -241,7 +271,16 @@ export class DmaTable {
     this.priorityClass[i] = priorityClass;
     if (computeOp !== 0) this.computeOp[i] = computeOp;
     if (channelMask !== 0) this.channelMask[i] = channelMask;
-    this.plans[i] = plan;
+    if (plan !== this.addedPlan) {
+      let at = this.planIndex.get(plan);
+      if (at === undefined) {
+        at = this.planList.push(plan);
+        this.planIndex.set(plan, at);
+      }
+      this.addedPlan = plan;
+      this.addedAt = at;
+    }
+    this.planAt[i] = this.addedAt;
     this.srcAddr[i] = row[ROW_SRC_ADDR];
     this.dstAddr[i] = row[ROW_DST_ADDR];
     return i;
@@ -257,7 +296,7 @@ export class DmaTable {
     maxWalk: number,
   ): number {
     const i = this.n++;
-    this.instrs[i] = I;
+    this.instrId[i] = I.id;
     this.queue[i] = I.queue!.index;
     if (backend !== 'none') this.backend[i] = BACKENDS.indexOf(backend); // BACKEND_NONE is 0
     this.descriptors[i] = descriptors;
@@ -274,12 +313,12 @@ export class DmaTable {
 
   /** Row i's record (materialised once, on the first call). */
   record(i: number): LoweredDma {
-    const r = this.records[i];
+    const r = this.recordAt(i);
     if (r !== null) return r;
-    const plan = this.plans[i]!;
+    const plan = this.planOf(i);
     const sa = this.srcAddr[i];
     const da = this.dstAddr[i];
-    const I = this.instrs[i];
+    const I = this.instrOf(i);
     const walks: Walk[] = plan.walks.map((w) => ({
       type: 'affine',
       elemSize: plan.elemSize,
@@ -312,7 +351,7 @@ export class DmaTable {
       channelMask: this.channelMask[i],
       reduceDescriptors: NONE,
     };
-    this.records[i] = d;
+    this.keep(i, d);
     return d;
   }
 
@@ -328,25 +367,25 @@ export class DmaTable {
 
   /** Row i's label, `#12 (name)`. */
   labelOf(i: number): string {
-    return dmaLabel(this.instrs[i]);
+    return dmaLabel(this.instrOf(i));
   }
 
   /** Row i's reduce descriptors (empty for a copy). */
   reduceOf(i: number): LoweredDma['reduceDescriptors'] {
-    const r = this.records[i];
+    const r = this.recordAt(i);
     return r === null ? NONE : r.reduceDescriptors;
   }
 
   /** The number of walks of row i. */
   walksOf(i: number): number {
-    const r = this.records[i];
-    return r !== null ? r.walks.length : this.plans[i]!.walks.length;
+    const r = this.recordAt(i);
+    return r !== null ? r.walks.length : this.planOf(i).walks.length;
   }
 
   /** BD pairs of walk k of row i. */
   piecesOf(i: number, k: number): number {
-    const r = this.records[i];
-    return r !== null ? r.pieces[k] : this.plans[i]!.counts[k];
+    const r = this.recordAt(i);
+    return r !== null ? r.pieces[k] : this.planOf(i).counts[k];
   }
 
   /**
@@ -354,9 +393,9 @@ export class DmaTable {
    * addresses, in an object reused by the next call for the same plan walk (read it before then).
    */
   walk(i: number, k: number): Walk {
-    const r = this.records[i];
+    const r = this.recordAt(i);
     if (r !== null) return r.walks[k];
-    const plan = this.plans[i]!;
+    const plan = this.planOf(i);
     let moved = plan === this.lastPlan ? this.lastMoved : this.moved.get(plan);
     if (moved === undefined) {
       moved = plan.walks.map((w) => ({
@@ -386,8 +425,8 @@ export class DmaTable {
    * expansion). Returns false, writing nothing, for any other row (expand its walk instead).
    */
   movePieces(i: number, k: number, stream: DescriptorStream): boolean {
-    if (this.records[i] !== null) return false;
-    const plan = this.plans[i]!;
+    if (this.recordAt(i) !== null) return false;
+    const plan = this.planOf(i);
     let p: PlanPieces | null | undefined;
     if (plan === this.piecesPlan) p = this.lastPieces;
     else {
