@@ -163,11 +163,7 @@ export class DescriptorStream implements PieceSink {
     dstBase: number,
   ): void {
     this.reserve(n);
-    const S = this.src;
-    const D = this.dst;
-    const L = this.len;
-    const F = this.flags;
-    const at0 = this.length;
+    const { src: S, dst: D, len: L, flags: F, length: at0 } = this;
     for (let i = 0, at = at0, j = from; i < n; i++, at++, j++) {
       S[at] = srcBase + src[j];
       D[at] = dstBase + dst[j];

@@ -11,11 +11,11 @@
  * pieces without a walk: its plan's pieces, laid out once per plan, moved to the row's addresses.
  */
 import type { Module } from '../ir/module.ts';
-import { BD_MAX_LEN } from '../../csr/formats/bd.ts';
+import { DESC_PER_PKT } from '../../csr/formats/ring.ts';
 import { BACKENDS, type Backend } from './backend.ts';
-import type { DescriptorStream } from './bds.ts';
+import { DescriptorStream } from './bds.ts';
 import { ROW_DST_ADDR, ROW_SRC_ADDR, dmaLabel, type HostPlan } from './context.ts';
-import { expandWalk, type AffineWalk, type PieceSink, type Walk } from './expand.ts';
+import { expandWalk, type AffineWalk, type Walk } from './expand.ts';
 import type { LoweredDma } from './types.ts';
 
 /** The empty record list of a DMA that has none (the one DmaBuild starts from). */
@@ -38,85 +38,50 @@ interface PlanPieces {
   reach: number;
 }
 
-/** Records the pieces of a plan's walks (expandWalk's sink) into growing columns. */
-class PieceRecorder implements PieceSink {
-  n = 0;
-  src = new Float64Array(16);
-  dst = new Float64Array(16);
-  len = new Uint32Array(16);
-  /** A piece's offset or length that is not an integer, or a length outside 1..64 KiB. */
-  bad = false;
-  reach = 0;
-
-  piece(src: number, dst: number, len: number): void {
-    if (this.n === this.src.length) this.grow();
-    const i = this.n++;
-    this.src[i] = src;
-    this.dst[i] = dst;
-    this.len[i] = len;
-    if (!(Number.isInteger(src) && Number.isInteger(dst) && Number.isInteger(len))) this.bad = true;
-    if (!(len >= 1 && len <= BD_MAX_LEN)) this.bad = true;
-    const r = Math.max(Math.abs(src), Math.abs(dst)) + len;
-    if (r > this.reach) this.reach = r;
-  }
-
-  pieces(
-    src: number,
-    dst: number,
-    len: number,
-    n: number,
-    srcStride: number,
-    dstStride: number,
-    lastLen: number,
-  ): void {
-    let s = src;
-    let d = dst;
-    for (let i = 0; i < n; i++, s += srcStride, d += dstStride) {
-      this.piece(s, d, i === n - 1 ? lastLen : len);
-    }
-  }
-
-  private grow(): void {
-    const cap = this.src.length * 2;
-    const s = new Float64Array(cap);
-    const d = new Float64Array(cap);
-    const l = new Uint32Array(cap);
-    s.set(this.src);
-    d.set(this.dst);
-    l.set(this.len);
-    this.src = s;
-    this.dst = d;
-    this.len = l;
-  }
-}
-
-/** The pieces of `plan` laid out (PlanPieces), or null when it has too many or one that is not exact. */
+/**
+ * The pieces of `plan` laid out (PlanPieces): each walk expanded at its offsets into a descriptor
+ * stream, as the flow expands a row's walk; null when the plan has too many pieces, a piece the
+ * stream refuses (the row's own expansion then refuses it where it stands) or an offset that is
+ * not an integer.
+ */
 function layOut(plan: HostPlan): PlanPieces | null {
   if (plan.total > PLAN_PIECES_MAX) return null;
-  const rec = new PieceRecorder();
+  const s = new DescriptorStream(DESC_PER_PKT, Math.max(1, plan.total));
   const from = new Int32Array(plan.walks.length + 1);
-  for (let k = 0; k < plan.walks.length; k++) {
-    const w = plan.walks[k];
-    if (!(Number.isSafeInteger(w.srcOff) && Number.isSafeInteger(w.dstOff))) return null;
-    from[k] = rec.n;
-    expandWalk(
-      {
-        type: 'affine',
-        elemSize: plan.elemSize,
-        srcAddr: w.srcOff,
-        dstAddr: w.dstOff,
-        srcNum: w.srcNum,
-        srcStep: w.srcStep,
-        dstNum: w.dstNum,
-        dstStep: w.dstStep,
-      },
-      rec,
-    );
-    if (rec.n - from[k] !== plan.counts[k]) return null;
+  try {
+    for (let k = 0; k < plan.walks.length; k++) {
+      const w = plan.walks[k];
+      from[k] = s.length;
+      s.begin(plan.counts[k]);
+      expandWalk(
+        {
+          type: 'affine',
+          elemSize: plan.elemSize,
+          srcAddr: w.srcOff,
+          dstAddr: w.dstOff,
+          srcNum: w.srcNum,
+          srcStep: w.srcStep,
+          dstNum: w.dstNum,
+          dstStep: w.dstStep,
+        },
+        s,
+      );
+      s.end();
+    }
+  } catch {
+    return null;
   }
-  from[plan.walks.length] = rec.n;
-  if (rec.bad || !(rec.reach <= Number.MAX_SAFE_INTEGER)) return null;
-  return { src: rec.src, dst: rec.dst, len: rec.len, from, reach: rec.reach };
+  from[plan.walks.length] = s.length;
+  let reach = 0;
+  for (let i = 0; i < s.length; i++) {
+    const a = s.src[i];
+    const b = s.dst[i];
+    if (!(Number.isInteger(a) && Number.isInteger(b))) return null;
+    const r = Math.max(Math.abs(a), Math.abs(b)) + s.len[i];
+    if (r > reach) reach = r;
+  }
+  if (!(reach <= Number.MAX_SAFE_INTEGER)) return null;
+  return { src: s.src, dst: s.dst, len: s.len, from, reach };
 }
 
 export class DmaTable {
