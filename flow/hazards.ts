@@ -23,16 +23,20 @@ class Ranges {
   private readonly lo = new Float64Array(MAX_INTERVALS);
   private readonly hi = new Float64Array(MAX_INTERVALS);
   private n = 0;
-  private spanLo = Infinity;
-  private spanHi = -Infinity;
+  /**
+   * The span [lowest lo, highest hi), in a typed array: a double stored into an object field may
+   * take a new heap number per store, one into a Float64Array never does.
+   */
+  private readonly span = Float64Array.of(Infinity, -Infinity);
 
   add(lo: number, hi: number): void {
     if (hi <= lo) return;
     const L = this.lo;
     const H = this.hi;
+    const span = this.span;
     const n = this.n;
-    if (lo < this.spanLo) this.spanLo = lo;
-    if (hi > this.spanHi) this.spanHi = hi;
+    if (lo < span[0]) span[0] = lo;
+    if (hi > span[1]) span[1] = hi;
     for (let i = 0; i < n; i++) {
       if (lo <= H[i] && L[i] <= hi) {
         if (lo < L[i]) L[i] = lo;
@@ -47,18 +51,18 @@ class Ranges {
       return;
     }
     // one span for everything
-    L[0] = this.spanLo;
-    H[0] = this.spanHi;
+    L[0] = span[0];
+    H[0] = span[1];
     this.n = 1;
   }
 
   /** True when [lo, hi) may overlap an interval: it overlaps the span. */
   near(lo: number, hi: number): boolean {
-    return lo < this.spanHi && this.spanLo < hi;
+    return lo < this.span[1] && this.span[0] < hi;
   }
 
   overlaps(lo: number, hi: number): boolean {
-    if (!(lo < this.spanHi && this.spanLo < hi)) return false;
+    if (!(lo < this.span[1] && this.span[0] < hi)) return false;
     const L = this.lo;
     const H = this.hi;
     for (let i = 0, n = this.n; i < n; i++) if (lo < H[i] && L[i] < hi) return true;
@@ -67,9 +71,20 @@ class Ranges {
 
   clear(): void {
     this.n = 0;
-    this.spanLo = Infinity;
-    this.spanHi = -Infinity;
+    this.span[0] = Infinity;
+    this.span[1] = -Infinity;
   }
+}
+
+/**
+ * The byte ranges of DMAs by row, [srcLo, srcHi) read and [dstLo, dstHi) written: the lowering's
+ * table columns (compiler/lower/table.ts DmaTable).
+ */
+export interface RowRanges {
+  readonly srcLo: Float64Array;
+  readonly srcHi: Float64Array;
+  readonly dstLo: Float64Array;
+  readonly dstHi: Float64Array;
 }
 
 /** Reads and writes of the current epoch, per queue. */
@@ -77,6 +92,13 @@ export class EpochHazards {
   private readonly reads: Ranges[];
   private readonly writes: Ranges[];
   private readonly used: Uint8Array;
+  /** One row of ranges, for the calls that pass them as numbers. */
+  private readonly one: RowRanges = {
+    srcLo: new Float64Array(1),
+    srcHi: new Float64Array(1),
+    dstLo: new Float64Array(1),
+    dstHi: new Float64Array(1),
+  };
 
   constructor(queues: number) {
     this.reads = Array.from({ length: queues }, () => new Ranges());
@@ -86,6 +108,18 @@ export class EpochHazards {
 
   /** True when a DMA of `queue` reading [sLo, sHi) and writing [dLo, dHi) races with another queue. */
   conflicts(queue: number, sLo: number, sHi: number, dLo: number, dHi: number): boolean {
+    return this.conflictsAt(queue, this.row(sLo, sHi, dLo, dHi), 0);
+  }
+
+  /**
+   * conflicts() for the DMA of row `d` of `t`: the ranges are read where they are held (numbers
+   * passed between functions that are not inlined into each other are boxed, one heap number each).
+   */
+  conflictsAt(queue: number, t: RowRanges, d: number): boolean {
+    const sLo = t.srcLo[d];
+    const sHi = t.srcHi[d];
+    const dLo = t.dstLo[d];
+    const dHi = t.dstHi[d];
     const used = this.used;
     for (let q = 0; q < used.length; q++) {
       if (q === queue || used[q] === 0) continue;
@@ -101,8 +135,13 @@ export class EpochHazards {
   }
 
   add(queue: number, sLo: number, sHi: number, dLo: number, dHi: number): void {
-    this.reads[queue].add(sLo, sHi);
-    this.writes[queue].add(dLo, dHi);
+    this.addAt(queue, this.row(sLo, sHi, dLo, dHi), 0);
+  }
+
+  /** add() for the DMA of row `d` of `t`. */
+  addAt(queue: number, t: RowRanges, d: number): void {
+    this.reads[queue].add(t.srcLo[d], t.srcHi[d]);
+    this.writes[queue].add(t.dstLo[d], t.dstHi[d]);
     this.used[queue] = 1;
   }
 
@@ -113,5 +152,15 @@ export class EpochHazards {
       this.writes[q].clear();
       this.used[q] = 0;
     }
+  }
+
+  /** The four ranges as row 0 of `one`. */
+  private row(sLo: number, sHi: number, dLo: number, dHi: number): RowRanges {
+    const o = this.one;
+    o.srcLo[0] = sLo;
+    o.srcHi[0] = sHi;
+    o.dstLo[0] = dLo;
+    o.dstHi[0] = dHi;
+    return o;
   }
 }

@@ -11,6 +11,7 @@
  */
 import { NxdmaError } from '../common/errors.ts';
 import { PacketCut, expandWalk, type IndexValues, type Walk } from '../compiler/lower/expand.ts';
+import type { DescriptorStream } from '../compiler/lower/bds.ts';
 import type { LoweredProgram } from '../compiler/lower/types.ts';
 import type { Module } from '../compiler/ir/module.ts';
 import { encodeDgeDescriptorBytes } from '../csr/formats/dge-desc.ts';
@@ -127,23 +128,14 @@ export class Submission {
           const qi = t.queue[d];
           if (k < 0) {
             if (t.reduce[d] !== 0) {
-              // B op= A: the Pool core executes the DIRECT2D descriptors itself, after everything
-              // before it has landed; it is an epoch of its own
+              // B op= A: an epoch of its own (reduceRow)
               if (this.epochDmas > 0) return this.stop(b, it, d, k, 'epoch');
-              this.flushAll();
-              const reduce = t.reduceOf(d);
-              for (const x of reduce) this.pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
-              this.poolExecuted += reduce.length;
-              this.done++; // onProgress reports ring DMAs only
+              this.reduceRow(d);
               continue;
             }
-            const sLo = t.srcLo[d];
-            const sHi = t.srcHi[d];
-            const dLo = t.dstLo[d];
-            const dHi = t.dstHi[d];
-            if (this.epochDmas > 0 && hazards.conflicts(qi, sLo, sHi, dLo, dHi))
+            if (this.epochDmas > 0 && hazards.conflictsAt(qi, t, d))
               return this.stop(b, it, d, k, 'epoch');
-            hazards.add(qi, sLo, sHi, dLo, dHi);
+            hazards.addAt(qi, t, d);
             this.epochDmas++;
             k = 0;
           }
@@ -157,35 +149,23 @@ export class Submission {
             if (avail[qi] < n) {
               flush(fq);
               avail[qi] = fq.room;
-            }
-            if (avail[qi] < n) {
-              // the ring is full: hand over what is written, let everything run, continue
-              if (!this.drained) {
-                this.drained = true;
-                return this.stop(b, it, d, k, 'room');
+              if (avail[qi] < n) {
+                // the ring is full: hand over what is written, let everything run, continue
+                if (!this.drained) {
+                  this.drained = true;
+                  return this.stop(b, it, d, k, 'room');
+                }
+                throw this.ringFull(fq, qi, n);
               }
-              this.flushAll();
-              throw new NxdmaError(
-                'RING_FULL',
-                `queue "${this.m.queues[qi].name}": ${n} descriptors do not fit a ring of ${fq.size}`,
-                {
-                  where: `udma${fq.placement.engine} queue ${fq.placement.qid}`,
-                  expected: `<= ${fq.size} descriptors per program`,
-                  actual: n,
-                },
-              );
             }
             this.drained = false;
             // the lowering's descriptor stream of the walk, after the queue's pairs not written yet
             this.openQueue = fq;
             this.openAt = stream.length;
             stream.begin(n);
-            const walk = t.walk(d, k);
-            expandWalk(
-              walk,
-              packetBytes > 0 ? new PacketCut(stream, packetBytes) : stream,
-              walk.type === 'affine' ? null : this.indexValues(walk),
-            );
+            // a compact row's pieces are its plan's, moved (table.ts movePieces); else its walk
+            if (packetBytes > 0 || !t.movePieces(d, k, stream))
+              this.expand(d, k, packetBytes, stream);
             stream.end();
             this.openQueue = null;
             avail[qi] -= n;
@@ -197,6 +177,42 @@ export class Submission {
       }
     }
     return this.stop(b, it, d, k, 'done');
+  }
+
+  /** Expands walk k of row d into `stream` (cut into packets of `packetBytes` when > 0). */
+  private expand(d: number, k: number, packetBytes: number, stream: DescriptorStream): void {
+    const walk = this.low.table.walk(d, k);
+    expandWalk(
+      walk,
+      packetBytes > 0 ? new PacketCut(stream, packetBytes) : stream,
+      walk.type === 'affine' ? null : this.indexValues(walk),
+    );
+  }
+
+  /**
+   * B op= A, row d: the Pool core executes the DIRECT2D descriptors itself, after everything
+   * before it has landed (the caller has ended the epoch before it).
+   */
+  private reduceRow(d: number): void {
+    this.flushAll();
+    const reduce = this.low.table.reduceOf(d);
+    for (const x of reduce) this.pool!.executeDescriptor!(encodeDgeDescriptorBytes(x));
+    this.poolExecuted += reduce.length;
+    this.done++; // onProgress reports ring DMAs only
+  }
+
+  /** A walk of `n` pairs fits queue qi's ring not even once it ran: what is gathered is written, and the error. */
+  private ringFull(fq: FlowQueue, qi: number, n: number): NxdmaError {
+    this.flushAll();
+    return new NxdmaError(
+      'RING_FULL',
+      `queue "${this.m.queues[qi].name}": ${n} descriptors do not fit a ring of ${fq.size}`,
+      {
+        where: `udma${fq.placement.engine} queue ${fq.placement.qid}`,
+        expected: `<= ${fq.size} descriptors per program`,
+        actual: n,
+      },
+    );
   }
 
   /** Saves where the walk stopped. */

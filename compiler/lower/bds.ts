@@ -143,7 +143,43 @@ export class DescriptorStream implements PieceSink {
     }
     const m = at - at0;
     if (m > 0) L[at - 1] = lastLen;
-    // FIRST where a packet opens, LAST where it closes (piece k0 + j is pair at0 + j)
+    this.length = at;
+    this.markPackets(at0, m);
+  }
+
+  /**
+   * `n` pieces laid out already, moved: piece i at srcBase + src[from + i], dstBase +
+   * dst[from + i], `len[from + i]` bytes (the pieces of a walk expanded at offsets relative to two
+   * start addresses, table.ts PlanPieces; the same as n calls of `piece` with the moved addresses).
+   * The lengths are the caller's to have checked (1..64 KiB).
+   */
+  moved(
+    src: Float64Array,
+    dst: Float64Array,
+    len: Uint32Array,
+    from: number,
+    n: number,
+    srcBase: number,
+    dstBase: number,
+  ): void {
+    this.reserve(n);
+    const { src: S, dst: D, len: L, flags: F, length: at0 } = this;
+    for (let i = 0, at = at0, j = from; i < n; i++, at++, j++) {
+      S[at] = srcBase + src[j];
+      D[at] = dstBase + dst[j];
+      L[at] = len[j];
+      F[at] = 0;
+    }
+    this.length = at0 + n;
+    this.markPackets(at0, n);
+  }
+
+  /**
+   * The packet bits of the `m` pairs from pair `at0` on, the program's next pieces (piece k0 + j is
+   * pair at0 + j): FIRST where a packet opens, LAST where it closes (no per-pair branch).
+   */
+  private markPackets(at0: number, m: number): void {
+    const F = this.flags;
     const k0 = this.k;
     let closeAt = this.closeAt;
     let packets = this.packets;
@@ -159,7 +195,6 @@ export class DescriptorStream implements PieceSink {
       packets++;
       j++;
     }
-    this.length = at;
     this.k = k0 + m;
     this.closeAt = closeAt;
     this.packets = packets;

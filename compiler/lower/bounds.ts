@@ -9,7 +9,15 @@
 import { hex, type NxdmaError } from '../../common/errors.ts';
 import type { AccessPattern } from '../ir/access-pattern.ts';
 import type { Instr, Region, Tensor } from '../ir/module.ts';
-import { dmaLabel, lowerError, type DmaBuild, type HostPlan, type LowerCtx } from './context.ts';
+import {
+  ROW_DST_ADDR,
+  ROW_SRC_ADDR,
+  dmaLabel,
+  lowerError,
+  type DmaBuild,
+  type HostPlan,
+  type LowerCtx,
+} from './context.ts';
 import { countPieces, walkRanges } from './expand.ts';
 import { indexRange } from './indexed.ts';
 
@@ -31,7 +39,9 @@ export function checkBounds(
   if (plan !== null) {
     // a host plan's counts serve every DMA of its shape (shared, read-only)
     const r = ctx.ranges;
-    b.total = checkPlanBounds(ctx, b.instr, plan, b.planSrc, b.planDst, src, dst, r);
+    r[ROW_SRC_ADDR] = b.planSrc;
+    r[ROW_DST_ADDR] = b.planDst;
+    b.total = checkPlanBounds(ctx, b.instr, plan, src, dst, r);
     b.pieces = plan.counts as number[];
     b.srcLo = r[0];
     b.srcHi = r[1];
@@ -86,21 +96,21 @@ export function checkBounds(
 }
 
 /**
- * Bound layers 3 and 1 of DMA `I` whose walks are host plan `plan` moved to `srcAddr` and
- * `dstAddr` (a host-built transfer counted without a packet byte size: the plan's counts are its
- * BD counts). Writes the DMA's byte ranges [srcLo, srcHi, dstLo, dstHi] to `out` and returns its
- * BD pairs. Throws LOWER_ERROR.
+ * Bound layers 3 and 1 of DMA `I` whose walks are host plan `plan` moved to the start addresses
+ * in `out` (slots ROW_SRC_ADDR and ROW_DST_ADDR; a host-built transfer counted without a packet
+ * byte size: the plan's counts are its BD counts). Writes the DMA's byte ranges [srcLo, srcHi,
+ * dstLo, dstHi] to `out` (slots 0..3) and returns its BD pairs. Throws LOWER_ERROR.
  */
 export function checkPlanBounds(
   ctx: LowerCtx,
   I: Instr,
   plan: HostPlan,
-  srcAddr: number,
-  dstAddr: number,
   src: AccessPattern,
   dst: AccessPattern,
   out: Float64Array,
 ): number {
+  const srcAddr = out[ROW_SRC_ADDR];
+  const dstAddr = out[ROW_DST_ADDR];
   let total = 0;
   let srcLo = Infinity;
   let srcHi = -Infinity;

@@ -41,9 +41,18 @@ export interface LowerCtx {
   hostPlans: HostPlans;
   /** BOUND_CHECK_REG of each region, by region index. */
   regionBounds: BoundCheck[];
-  /** Scratch for the byte ranges bound layer 1 finds [srcLo, srcHi, dstLo, dstHi] (bounds.ts). */
+  /**
+   * Scratch for one DMA's addresses (ROW_* slots): the byte ranges bound layer 1 finds [srcLo,
+   * srcHi, dstLo, dstHi] (bounds.ts) and the two start addresses a host plan is moved to. Addresses
+   * are doubles: passed in a Float64Array, they need no heap number per DMA between functions.
+   */
   ranges: Float64Array;
 }
+
+/** The slots of LowerCtx.ranges: the four byte ranges, then the two start addresses. */
+export const ROW_SRC_ADDR = 4;
+export const ROW_DST_ADDR = 5;
+export const ROW_SLOTS = 6;
 
 /**
  * The host-built walks of one pair of access-pattern shapes, with addresses relative to the two

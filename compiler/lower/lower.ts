@@ -34,7 +34,16 @@ import { isDMAFamily } from '../ir/predicates.ts';
 import { hostPlanFor, lowerAffine, startAddress } from './affine.ts';
 import { BACKENDS, availabilityFor, hasRegwrite, selectBackend, type Backend } from './backend.ts';
 import { checkBounds, checkPlanBounds } from './bounds.ts';
-import { DmaBuild, dmaLabel, lowerError, newHostPlans, type LowerCtx } from './context.ts';
+import {
+  DmaBuild,
+  ROW_DST_ADDR,
+  ROW_SLOTS,
+  ROW_SRC_ADDR,
+  dmaLabel,
+  lowerError,
+  newHostPlans,
+  type LowerCtx,
+} from './context.ts';
 import { COMPUTE_OP, transferDir, type EmitContext } from './emit.ts';
 import { lowerIndexed } from './indexed.ts';
 import { DmaTable } from './table.ts';
@@ -83,7 +92,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     dmaMask: opts.dmaMask ?? null,
     hostPlans: newHostPlans(),
     regionBounds: regionBounds(m),
-    ranges: new Float64Array(4),
+    ranges: new Float64Array(ROW_SLOTS),
   };
   for (const [k, v] of [
     ['maxDescPerPacket', ctx.maxPerPacket],
@@ -423,19 +432,10 @@ function lowerDma(ctx: LowerCtx, I: Instr, table: DmaTable): number {
     r[1] = b.srcHi;
     r[2] = b.dstLo;
     r[3] = b.dstHi;
+    r[ROW_SRC_ADDR] = b.planSrc;
+    r[ROW_DST_ADDR] = b.planDst;
     const cm = dge ? channelMask : 0;
-    return table.addPlan(
-      I,
-      backend,
-      b.plan!,
-      b.planSrc,
-      b.planDst,
-      r,
-      srcBytes,
-      priorityClass,
-      cm,
-      ec.computeOp,
-    );
+    return table.addPlan(I, backend, b.plan!, r, srcBytes, priorityClass, cm, ec.computeOp);
   }
   return table.add({
     instr: I,
@@ -480,19 +480,9 @@ function lowerPlanned(
   table: DmaTable,
 ): number {
   const plan = hostPlanFor(ctx, src, dst, elemSize);
-  const srcAddr = startAddress(src, elemSize);
-  const dstAddr = startAddress(dst, elemSize);
-  checkPlanBounds(ctx, I, plan, srcAddr, dstAddr, src, dst, ctx.ranges);
-  return table.addPlan(
-    I,
-    'none',
-    plan,
-    srcAddr,
-    dstAddr,
-    ctx.ranges,
-    bytes,
-    priorityClass,
-    0,
-    COMPUTE_OP[I.dstReduce],
-  );
+  const r = ctx.ranges;
+  r[ROW_SRC_ADDR] = startAddress(src, elemSize);
+  r[ROW_DST_ADDR] = startAddress(dst, elemSize);
+  checkPlanBounds(ctx, I, plan, src, dst, r);
+  return table.addPlan(I, 'none', plan, r, bytes, priorityClass, 0, COMPUTE_OP[I.dstReduce]);
 }

@@ -7,16 +7,82 @@
  *
  * `record(i)` materialises the LoweredDma of row i on demand (the same fields and values as the
  * record the lowering built; one object per row, kept once made); `walk(i, k)` hands the flow a
- * row's walks without materialising anything.
+ * row's walks without materialising anything, and `movePieces(i, k, stream)` a compact row's
+ * pieces without a walk: its plan's pieces, laid out once per plan, moved to the row's addresses.
  */
 import type { Module } from '../ir/module.ts';
-import { BACKENDS, BACKEND_NONE, type Backend } from './backend.ts';
-import { dmaLabel, type HostPlan } from './context.ts';
-import type { AffineWalk, Walk } from './expand.ts';
+import { DESC_PER_PKT } from '../../csr/formats/ring.ts';
+import { BACKENDS, type Backend } from './backend.ts';
+import { DescriptorStream } from './bds.ts';
+import { ROW_DST_ADDR, ROW_SRC_ADDR, dmaLabel, type HostPlan } from './context.ts';
+import { expandWalk, type AffineWalk, type Walk } from './expand.ts';
 import type { LoweredDma } from './types.ts';
 
 /** The empty record list of a DMA that has none (the one DmaBuild starts from). */
 const NONE: never[] = Object.freeze([]) as unknown as never[];
+
+/** The most pieces a plan may have for its pieces to be laid out (larger plans are expanded per row). */
+const PLAN_PIECES_MAX = 4096;
+
+/**
+ * A host plan's pieces laid out once: each plan walk expanded with its two start addresses at its
+ * offsets from the DMA's (srcOff, dstOff), so that a row's pieces are these moved by the row's
+ * two start addresses. Walk k's pieces are `from[k]` .. `from[k + 1] - 1`.
+ */
+interface PlanPieces {
+  src: Float64Array;
+  dst: Float64Array;
+  len: Uint32Array;
+  from: Int32Array;
+  /** The largest |offset| + length of any piece: the sums stay exact for rows within 2^53 of it. */
+  reach: number;
+}
+
+/**
+ * The pieces of `plan` laid out (PlanPieces): each walk expanded at its offsets into a descriptor
+ * stream, as the flow expands a row's walk; null when the plan has too many pieces, a piece the
+ * stream refuses (the row's own expansion then refuses it where it stands) or an offset that is
+ * not an integer.
+ */
+function layOut(plan: HostPlan): PlanPieces | null {
+  if (plan.total > PLAN_PIECES_MAX) return null;
+  const s = new DescriptorStream(DESC_PER_PKT, Math.max(1, plan.total));
+  const from = new Int32Array(plan.walks.length + 1);
+  try {
+    for (let k = 0; k < plan.walks.length; k++) {
+      const w = plan.walks[k];
+      from[k] = s.length;
+      s.begin(plan.counts[k]);
+      expandWalk(
+        {
+          type: 'affine',
+          elemSize: plan.elemSize,
+          srcAddr: w.srcOff,
+          dstAddr: w.dstOff,
+          srcNum: w.srcNum,
+          srcStep: w.srcStep,
+          dstNum: w.dstNum,
+          dstStep: w.dstStep,
+        },
+        s,
+      );
+      s.end();
+    }
+  } catch {
+    return null;
+  }
+  from[plan.walks.length] = s.length;
+  let reach = 0;
+  for (let i = 0; i < s.length; i++) {
+    const a = s.src[i];
+    const b = s.dst[i];
+    if (!(Number.isInteger(a) && Number.isInteger(b))) return null;
+    const r = Math.max(Math.abs(a), Math.abs(b)) + s.len[i];
+    if (r > reach) reach = r;
+  }
+  if (!(reach <= Number.MAX_SAFE_INTEGER)) return null;
+  return { src: s.src, dst: s.dst, len: s.len, from, reach };
+}
 
 export class DmaTable {
   readonly length: number;
@@ -46,11 +112,20 @@ export class DmaTable {
   private readonly channelMask: Int32Array;
   private readonly srcAddr: Float64Array;
   private readonly dstAddr: Float64Array;
-  /** The row's host plan (compact rows), else null. */
-  private readonly plans: (HostPlan | null)[];
-  /** The row's record (rows that are not compact, and rows materialised already). */
-  private readonly records: (LoweredDma | null)[];
-  private readonly instrs: LoweredDma['instr'][];
+  /** The row's host plan (compact rows): 1 + its index in `planList`; 0 for a row with a record. */
+  private readonly planAt: Int32Array;
+  /** The distinct plans of the compact rows, and each one's index there. */
+  private readonly planList: HostPlan[] = [];
+  private readonly planIndex = new Map<HostPlan, number>();
+  private addedPlan: HostPlan | null = null;
+  private addedAt = 0;
+  /**
+   * The row's record (rows that are not compact, and rows materialised already), else null; made
+   * on the first record (a table of compact rows only holds no per-row object at all).
+   */
+  private records: (LoweredDma | null)[] | null = null;
+  /** The instruction id of the row's DMA (module.instrs). */
+  private readonly instrId: Int32Array;
   private n = 0;
   private materialised: LoweredDma[] | null = null;
   /** One walk per plan walk, moved to a row's addresses by forEachWalk (reused). */
@@ -58,6 +133,10 @@ export class DmaTable {
   /** The plan walk() served last and its moved walks (consecutive rows mostly share a plan). */
   private lastPlan: HostPlan | null = null;
   private lastMoved: AffineWalk[] = [];
+  /** Each plan's pieces laid out (null: expanded per row), and the one movePieces served last. */
+  private readonly laidOut = new Map<HostPlan, PlanPieces | null>();
+  private piecesPlan: HostPlan | null = null;
+  private lastPieces: PlanPieces | null = null;
 
   constructor(
     private readonly m: Module,
@@ -81,9 +160,30 @@ export class DmaTable {
     this.channelMask = new Int32Array(capacity);
     this.srcAddr = new Float64Array(capacity);
     this.dstAddr = new Float64Array(capacity);
-    this.plans = new Array<HostPlan | null>(capacity).fill(null);
-    this.records = new Array<LoweredDma | null>(capacity).fill(null);
-    this.instrs = new Array<LoweredDma['instr']>(capacity);
+    this.planAt = new Int32Array(capacity);
+    this.instrId = new Int32Array(capacity);
+  }
+
+  /** Row i's record, if it has one (kept by add, or materialised by record). */
+  private recordAt(i: number): LoweredDma | null {
+    const rs = this.records;
+    return rs === null ? null : rs[i];
+  }
+
+  /** Sets row i's record, making the record list on the first. */
+  private keep(i: number, d: LoweredDma): void {
+    if (this.records === null) this.records = new Array<LoweredDma | null>(this.length).fill(null);
+    this.records[i] = d;
+  }
+
+  /** Row i's host plan (a compact row). */
+  private planOf(i: number): HostPlan {
+    return this.planList[this.planAt[i] - 1];
+  }
+
+  /** Row i's instruction. */
+  private instrOf(i: number): LoweredDma['instr'] {
+    return this.m.instrs[this.instrId[i]];
   }
 
   /** Rows added so far. */
@@ -105,41 +205,49 @@ export class DmaTable {
     this.priorityClass[i] = d.priorityClass;
     this.computeOp[i] = d.computeOp;
     this.channelMask[i] = d.channelMask;
-    this.records[i] = d;
+    this.keep(i, d);
     return i;
   }
 
   /**
    * Adds the next row, compact: DMA `I` (backend `backend`) whose walks are exactly host plan
-   * `plan` moved to `srcAddr` and `dstAddr`, its BD counts the plan's (no packet byte size), with
-   * no stream, no reduce, no index tensor and no DGE descriptor; its byte ranges `ranges`
-   * ([srcLo, srcHi, dstLo, dstHi], bounds.ts checkPlanBounds); the other fields of its record as
-   * given. Returns the row.
+   * `plan` moved to its two start addresses, its BD counts the plan's (no packet byte size), with
+   * no stream, no reduce, no index tensor and no DGE descriptor; `row` holds its byte ranges
+   * ([srcLo, srcHi, dstLo, dstHi], bounds.ts checkPlanBounds) and its start addresses (context.ts
+   * ROW_SRC_ADDR, ROW_DST_ADDR); the other fields of its record as given. Returns the row.
    */
   addPlan(
     I: LoweredDma['instr'],
     backend: Backend,
     plan: HostPlan,
-    srcAddr: number,
-    dstAddr: number,
-    ranges: Float64Array,
+    row: Float64Array,
     bytes: number,
     priorityClass: number,
     channelMask: number,
     computeOp: number,
   ): number {
     const i = this.put(I, backend, plan.total, bytes, 0, plan.maxCount);
-    this.srcLo[i] = ranges[0];
-    this.srcHi[i] = ranges[1];
-    this.dstLo[i] = ranges[2];
-    this.dstHi[i] = ranges[3];
-    // packetBytes and reduce stay 0
+    this.srcLo[i] = row[0];
+    this.srcHi[i] = row[1];
+    this.dstLo[i] = row[2];
+    this.dstHi[i] = row[3];
+    // packetBytes and reduce stay 0; so do the columns given 0 (a fresh row's columns are 0, and
+    // a column no row writes is memory never touched)
     this.priorityClass[i] = priorityClass;
-    this.computeOp[i] = computeOp;
-    this.channelMask[i] = channelMask;
-    this.plans[i] = plan;
-    this.srcAddr[i] = srcAddr;
-    this.dstAddr[i] = dstAddr;
+    if (computeOp !== 0) this.computeOp[i] = computeOp;
+    if (channelMask !== 0) this.channelMask[i] = channelMask;
+    if (plan !== this.addedPlan) {
+      let at = this.planIndex.get(plan);
+      if (at === undefined) {
+        at = this.planList.push(plan);
+        this.planIndex.set(plan, at);
+      }
+      this.addedPlan = plan;
+      this.addedAt = at;
+    }
+    this.planAt[i] = this.addedAt;
+    this.srcAddr[i] = row[ROW_SRC_ADDR];
+    this.dstAddr[i] = row[ROW_DST_ADDR];
     return i;
   }
 
@@ -153,12 +261,12 @@ export class DmaTable {
     maxWalk: number,
   ): number {
     const i = this.n++;
-    this.instrs[i] = I;
+    this.instrId[i] = I.id;
     this.queue[i] = I.queue!.index;
-    this.backend[i] = backend === 'none' ? BACKEND_NONE : BACKENDS.indexOf(backend);
+    if (backend !== 'none') this.backend[i] = BACKENDS.indexOf(backend); // BACKEND_NONE is 0
     this.descriptors[i] = descriptors;
     this.bytes[i] = bytes;
-    this.dgeDescriptors[i] = dgeDescriptors;
+    if (dgeDescriptors !== 0) this.dgeDescriptors[i] = dgeDescriptors;
     this.maxWalk[i] = maxWalk;
     return i;
   }
@@ -170,12 +278,12 @@ export class DmaTable {
 
   /** Row i's record (materialised once, on the first call). */
   record(i: number): LoweredDma {
-    const r = this.records[i];
+    const r = this.recordAt(i);
     if (r !== null) return r;
-    const plan = this.plans[i]!;
+    const plan = this.planOf(i);
     const sa = this.srcAddr[i];
     const da = this.dstAddr[i];
-    const I = this.instrs[i];
+    const I = this.instrOf(i);
     const walks: Walk[] = plan.walks.map((w) => ({
       type: 'affine',
       elemSize: plan.elemSize,
@@ -208,7 +316,7 @@ export class DmaTable {
       channelMask: this.channelMask[i],
       reduceDescriptors: NONE,
     };
-    this.records[i] = d;
+    this.keep(i, d);
     return d;
   }
 
@@ -224,25 +332,25 @@ export class DmaTable {
 
   /** Row i's label, `#12 (name)`. */
   labelOf(i: number): string {
-    return dmaLabel(this.instrs[i]);
+    return dmaLabel(this.instrOf(i));
   }
 
   /** Row i's reduce descriptors (empty for a copy). */
   reduceOf(i: number): LoweredDma['reduceDescriptors'] {
-    const r = this.records[i];
+    const r = this.recordAt(i);
     return r === null ? NONE : r.reduceDescriptors;
   }
 
   /** The number of walks of row i. */
   walksOf(i: number): number {
-    const r = this.records[i];
-    return r !== null ? r.walks.length : this.plans[i]!.walks.length;
+    const r = this.recordAt(i);
+    return r !== null ? r.walks.length : this.planOf(i).walks.length;
   }
 
   /** BD pairs of walk k of row i. */
   piecesOf(i: number, k: number): number {
-    const r = this.records[i];
-    return r !== null ? r.pieces[k] : this.plans[i]!.counts[k];
+    const r = this.recordAt(i);
+    return r !== null ? r.pieces[k] : this.planOf(i).counts[k];
   }
 
   /**
@@ -250,9 +358,9 @@ export class DmaTable {
    * addresses, in an object reused by the next call for the same plan walk (read it before then).
    */
   walk(i: number, k: number): Walk {
-    const r = this.records[i];
+    const r = this.recordAt(i);
     if (r !== null) return r.walks[k];
-    const plan = this.plans[i]!;
+    const plan = this.planOf(i);
     let moved = plan === this.lastPlan ? this.lastMoved : this.moved.get(plan);
     if (moved === undefined) {
       moved = plan.walks.map((w) => ({
@@ -273,5 +381,43 @@ export class DmaTable {
     w.srcAddr = this.srcAddr[i] + plan.walks[k].srcOff;
     w.dstAddr = this.dstAddr[i] + plan.walks[k].dstOff;
     return w;
+  }
+
+  /**
+   * Writes the pieces of walk k of row i into `stream` (between its begin and end), as
+   * expandWalk(walk(i, k), stream) does, and returns true, when row i is compact and its plan's
+   * pieces are laid out: the plan's pieces moved to the row's two start addresses (no walk, no
+   * expansion). Returns false, writing nothing, for any other row (expand its walk instead).
+   */
+  movePieces(i: number, k: number, stream: DescriptorStream): boolean {
+    if (this.recordAt(i) !== null) return false;
+    const plan = this.planOf(i);
+    let p: PlanPieces | null | undefined;
+    if (plan === this.piecesPlan) p = this.lastPieces;
+    else {
+      p = this.laidOut.get(plan);
+      if (p === undefined) {
+        p = layOut(plan);
+        this.laidOut.set(plan, p);
+      }
+      this.piecesPlan = plan;
+      this.lastPieces = p;
+    }
+    if (p === null) return false;
+    const sa = this.srcAddr[i];
+    const da = this.dstAddr[i];
+    // integer start addresses whose sums with every offset stay below 2^53: the moved pieces are
+    // exactly the ones the walk expands into
+    const lim = Number.MAX_SAFE_INTEGER - p.reach;
+    if (!(
+      Number.isInteger(sa) &&
+      Number.isInteger(da) &&
+      Math.abs(sa) <= lim &&
+      Math.abs(da) <= lim
+    ))
+      return false;
+    const from = p.from[k];
+    stream.moved(p.src, p.dst, p.len, from, p.from[k + 1] - from, sa, da);
+    return true;
   }
 }
