@@ -3,6 +3,7 @@
  * reference interpreter's image, who the arbiters served (from the device's service trace), and
  * the lowering records for --trace.
  */
+import { Buffer } from 'node:buffer';
 import { hex } from '../common/errors.ts';
 import type { MemoryImage } from '../compiler/interp/memory.ts';
 import { qosClassName } from '../compiler/ir/enums.ts';
@@ -20,38 +21,57 @@ interface Verify {
   samples: MismatchSample[];
 }
 
-/** Bytes of `mask` that are not 0 (a word at a time where the array is 4-byte aligned). */
-export function countNonZero(mask: Uint8Array): number {
+/** Bytes compared at once by countNonZero against a span of 0s or of 1s. */
+const SPAN = 4096;
+const ZEROS = new Uint8Array(SPAN);
+const ONES = new Uint8Array(SPAN).fill(1);
+
+/** A Buffer over the bytes of `a` (no copy), for Buffer's byte comparisons. */
+function bufferOf(a: Uint8Array): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.length);
+}
+
+/** Bytes of `mask[from, to)` that are not 0 (a word at a time where the array is 4-byte aligned). */
+function countWords(mask: Uint8Array, from: number, to: number): number {
   let n = 0;
-  let k = 0;
-  if (mask.byteOffset % 4 === 0) {
-    const words = mask.length >>> 2;
-    const w32 = new Uint32Array(mask.buffer, mask.byteOffset, words);
+  let k = from;
+  if ((mask.byteOffset + from) % 4 === 0) {
+    const words = (to - from) >>> 2;
+    const w32 = new Uint32Array(mask.buffer, mask.byteOffset + from, words);
     for (let i = 0; i < words; i++) {
       const w = w32[i];
       if (w === 0) continue;
       n += ((w & 0xff) !== 0 ? 1 : 0) + ((w & 0xff00) !== 0 ? 1 : 0);
       n += ((w & 0xff0000) !== 0 ? 1 : 0) + ((w & 0xff000000) !== 0 ? 1 : 0);
     }
-    k = words * 4;
+    k = from + words * 4;
   }
-  for (; k < mask.length; k++) if (mask[k] !== 0) n++;
+  for (; k < to; k++) if (mask[k] !== 0) n++;
   return n;
 }
 
-/** Whether two byte arrays of one length hold the same bytes (a word at a time where aligned). */
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
+/**
+ * Bytes of `mask` that are not 0. A span of SPAN bytes equal to a span of 0s counts none and one
+ * equal to a span of 1s (the interpreter's written marks) counts all; any other is counted word by
+ * word.
+ */
+export function countNonZero(mask: Uint8Array): number {
+  const len = mask.length;
+  if (len < SPAN) return countWords(mask, 0, len);
+  const b = bufferOf(mask);
+  let n = 0;
   let k = 0;
-  if (a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0) {
-    const words = a.length >>> 2;
-    const x = new Uint32Array(a.buffer, a.byteOffset, words);
-    const y = new Uint32Array(b.buffer, b.byteOffset, words);
-    for (let i = 0; i < words; i++) if (x[i] !== y[i]) return false;
-    k = words * 4;
+  for (; k + SPAN <= len; k += SPAN) {
+    if (b.compare(ZEROS, 0, SPAN, k, k + SPAN) === 0) continue;
+    if (b.compare(ONES, 0, SPAN, k, k + SPAN) === 0) n += SPAN;
+    else n += countWords(mask, k, k + SPAN);
   }
-  for (; k < a.length; k++) if (a[k] !== b[k]) return false;
-  return true;
+  return n + countWords(mask, k, len);
+}
+
+/** Whether two byte arrays of one length hold the same bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && bufferOf(a).equals(b);
 }
 
 /**
@@ -68,8 +88,12 @@ export function compare(
   let checkedBytes = 0;
   let mismatches = 0;
   const samples: MismatchSample[] = [];
+  // one read-back buffer for every region, as large as the largest
+  let largest = 0;
+  for (const r of expected.regions) if (r.size > largest) largest = r.size;
+  const back = new Uint8Array(largest);
   expected.regions.forEach((r, i) => {
-    const got = new Uint8Array(r.size);
+    const got = back.subarray(0, r.size);
     device.memory.read(r.base, got);
     const want = r.bytes;
     const mask = written[i];

@@ -87,6 +87,10 @@ export class CopyPlan {
   }
 }
 
+/** CopyPlans' table of recent plans has 2^RECENT_BITS slots. */
+const RECENT_BITS = 4;
+const RECENT = 1 << RECENT_BITS;
+
 /** Stretches the plans of one interpreter run may hold in all (8 bytes x 3 each). */
 export const PLAN_BUDGET = 1 << 18;
 
@@ -98,12 +102,22 @@ export const PLAN_BUDGET = 1 << 18;
 export class CopyPlans {
   private readonly bySrc = new Map<number, CopyPlan>();
   private held = 0;
+  /** The plans `get` returned last, by a hash of the pair's shape ids (RECENT slots). */
+  private readonly recent = new Array<CopyPlan | null>(RECENT).fill(null);
 
-  /** The plan of a copy from `src` to `dst`, or null (none made yet, or none possible). */
+  /**
+   * The plan of a copy from `src` to `dst`, or null (none made yet, or none possible). A plan
+   * that fits the pair holds its stretches wherever it was found (a plan is a function of what
+   * `fits` compares), so the plan last returned for the pair's slot is tried first.
+   */
   get(src: AccessPattern, dst: AccessPattern): CopyPlan | null {
     if (!cacheable(src) || !cacheable(dst)) return null;
+    const h = Math.imul(Math.imul(src.shapeId, 0x9e3779b1) ^ dst.shapeId, 0x85ebca6b);
+    const slot = h >>> (32 - RECENT_BITS);
+    const last = this.recent[slot];
+    if (last !== null && last.fits(src, dst)) return last;
     for (let p = this.bySrc.get(src.shapeId) ?? null; p !== null; p = p.next) {
-      if (p.fits(src, dst)) return p;
+      if (p.fits(src, dst)) return (this.recent[slot] = p);
     }
     return null;
   }

@@ -1,8 +1,9 @@
 /**
  * The reference interpreter: what a program must leave in memory. It shares nothing with the
  * lowering: it walks each DMA's two access patterns element by element, exactly as
- * compiler/ir/access-pattern.ts defines them, and moves one element at a time (a copy moves a run
- * of elements contiguous on both sides with one byte copy, where that leaves the same bytes).
+ * compiler/ir/access-pattern.ts defines them (walk.ts), and moves one element at a time (a copy
+ * moves a run of elements contiguous on both sides with one byte copy, and copies that continue
+ * one another move together (held-copies.ts), where that leaves the same bytes).
  *
  * Semantics (docs/flow.md "what the interpreter models"):
  * - execution order: functions in declaration order, their blocks in order, a loop body
@@ -18,14 +19,23 @@
  *   only DMAs, so both sides agree on what a program without them computes).
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
-import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DstReduce } from '../ir/enums.ts';
 import type { Instr, Module } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
 import { CopyPlans, cutStretches, stretchesFor, type Stretches } from './copy-plan.ts';
+import { HeldCopies } from './held-copies.ts';
 import { WrittenMarks } from './marks.ts';
-import { decodeElement, encodeElement, type ImageRegion, type MemoryImage } from './memory.ts';
+import { elementAddresses, firstElement, indexRegionOf, runsFrom } from './walk.ts';
+import {
+  decodeElement,
+  encodeElement,
+  TensorRegions,
+  type ImageRegion,
+  type MemoryImage,
+} from './memory.ts';
 import type { DtypeName } from '../ir/enums.ts';
+
+export { elementAddresses, elementRuns } from './walk.ts';
 
 export interface InterpretResult {
   /** The memory after the program (the input image, changed in place). */
@@ -38,59 +48,6 @@ export interface InterpretResult {
   elements: number;
   /** Bytes written. */
   bytes: number;
-}
-
-/** The element a pattern's walk starts from: its offset plus the scalar dynamic offset. */
-function firstElement(ap: AccessPattern): number {
-  return ap.offset + (ap.scalarOffset ? ap.scalarOffset.value : 0);
-}
-
-/** The image region of a pattern's index tensor (vector offset or TensorIndirect), or null. */
-function indexRegionOf(ap: AccessPattern, image: MemoryImage): ImageRegion | null {
-  const idxT = ap.vectorOffset ? ap.vectorOffset.indexTensor : ap.indirect;
-  return idxT ? image.region(idxT.address, ap.partNum * idxT.elemSize) : null;
-}
-
-/** Partition coordinate p as the walk uses it: p, or index[p] read from the index region. */
-function partCoord(ap: AccessPattern, idxRegion: ImageRegion | null, p: number): number {
-  if (idxRegion === null) return p;
-  const idxT = ap.vectorOffset ? ap.vectorOffset.indexTensor : ap.indirect!;
-  return decodeElement(
-    idxT.dtype,
-    idxRegion.bytes,
-    idxT.address - idxRegion.base + p * idxT.elemSize,
-  );
-}
-
-/**
- * The byte address of every element an access pattern visits, in walk order, into `out`.
- * Index values are read from `image` when the pattern has them.
- */
-export function elementAddresses(ap: AccessPattern, image: MemoryImage, out: Float64Array): void {
-  const t = ap.tensor;
-  const es = t.elemSize;
-  const base = firstElement(ap);
-  const idxRegion = indexRegionOf(ap, image);
-  const free = ap.free;
-  const nFree = free.length >> 1;
-  const counters = new Array<number>(nFree).fill(0);
-  let n = 0;
-  for (let p = 0; p < ap.partNum; p++) {
-    const rowBase = base + partCoord(ap, idxRegion, p) * ap.partStep;
-    counters.fill(0);
-    for (;;) {
-      let e = rowBase;
-      for (let k = 0; k < nFree; k++) e += counters[k] * free[2 * k];
-      out[n++] = t.address + e * es;
-      // odometer: the last free dim is the innermost
-      let k = nFree - 1;
-      for (; k >= 0; k--) {
-        if (++counters[k] < free[2 * k + 1]) break;
-        counters[k] = 0;
-      }
-      if (k < 0) break;
-    }
-  }
 }
 
 /**
@@ -131,85 +88,6 @@ export function storeReduced(dtype: DtypeName, v: number, bytes: Uint8Array, off
   encodeElement(dtype, v, bytes, off);
 }
 
-/** The odometer of elementRuns' outer free dims (reused: elementRuns does not nest). */
-let rowCounters = new Float64Array(4);
-
-/**
- * The maximal runs of an access pattern's walk, in walk order: run r starts at byte address
- * `addr[r]` and holds `len[r]` elements at consecutive addresses (element k + 1 of a run lies
- * right after element k; the next run's first element does not). The same walk as
- * elementAddresses, one innermost row at a time. Returns the number of runs.
- */
-export function elementRuns(
-  ap: AccessPattern,
-  image: MemoryImage,
-  addr: Float64Array,
-  len: Float64Array,
-): number {
-  const origin = ap.tensor.address + firstElement(ap) * ap.tensor.elemSize;
-  return runsFrom(ap, origin, indexRegionOf(ap, image), addr, len);
-}
-
-/**
- * elementRuns with every address `origin` plus the element's byte offset from the walk's first
- * element (p' * partStep + sum(i_k * step_k), times the element size).
- */
-function runsFrom(
-  ap: AccessPattern,
-  origin: number,
-  idxRegion: ImageRegion | null,
-  addr: Float64Array,
-  len: Float64Array,
-): number {
-  const free = ap.free;
-  const nFree = free.length >> 1;
-  const es = ap.tensor.elemSize;
-  // the innermost dim is walked as one row; the outer ones (nOuter of them) by an odometer
-  const rowStep = nFree > 0 ? free[2 * nFree - 2] : 0;
-  const rowNum = nFree > 0 ? free[2 * nFree - 1] : 1;
-  const nOuter = nFree > 0 ? nFree - 1 : 0;
-  if (rowCounters.length < nOuter) rowCounters = new Float64Array(nOuter);
-  const counters = rowCounters;
-  let n = -1;
-  let next = NaN; // the address that would continue run n
-  for (let p = 0; p < ap.partNum; p++) {
-    const rowBase = partCoord(ap, idxRegion, p) * ap.partStep;
-    if (nOuter > 0) counters.fill(0, 0, nOuter);
-    for (;;) {
-      let e = rowBase;
-      for (let k = 0; k < nOuter; k++) e += counters[k] * free[2 * k];
-      let a = origin + e * es;
-      if (rowStep === 1 && rowNum > 0) {
-        // a row of step 1 is one run of rowNum elements (or continues the last one)
-        if (a === next) len[n] += rowNum;
-        else {
-          addr[++n] = a;
-          len[n] = rowNum;
-        }
-        next = a + rowNum * es;
-      } else {
-        // at least one element per row, as elementAddresses walks it
-        const m = rowNum > 0 ? rowNum : 1;
-        for (let j = 0; j < m; j++, a += rowStep * es) {
-          if (a === next) len[n]++;
-          else {
-            addr[++n] = a;
-            len[n] = 1;
-          }
-          next = a + es;
-        }
-      }
-      let k = nOuter - 1;
-      for (; k >= 0; k--) {
-        if (++counters[k] < free[2 * k + 1]) break;
-        counters[k] = 0;
-      }
-      if (k < 0) break;
-    }
-  }
-  return n + 1;
-}
-
 /**
  * Scratch of the interpreter, grown as needed: element addresses or runs of each side, a copy's
  * stretches, and the stretch lists kept per pair of pattern shapes (none kept without `plans`).
@@ -226,6 +104,8 @@ export interface InterpScratch {
    * `marks.flush()`); without it, each copy fills the mask itself.
    */
   marks?: WrittenMarks;
+  /** The region of each tensor, found on the tensor's first DMA (none kept without it). */
+  regions?: TensorRegions;
 }
 
 /**
@@ -258,12 +138,19 @@ export function interpretDma(
   const dt = dst.tensor;
   const op = I.dstReduce;
   // every element of a tensor lies in the tensor's region
-  const sr = image.region(st.address, st.byteSize);
-  const di = image.regionIndex(dt.address, dt.byteSize);
+  const memo =
+    scratch !== undefined && scratch.regions !== undefined && scratch.regions.image === image
+      ? scratch.regions
+      : null;
+  const si = memo !== null ? memo.of(st) : image.regionIndex(st.address, st.byteSize);
+  const di = memo !== null ? memo.of(dt) : image.regionIndex(dt.address, dt.byteSize);
+  const sr = image.regions[si];
   const dr = image.regions[di];
   const mask = written ? written[di] : null;
   if (st.dtype === dt.dtype && op === DstReduce.none) {
-    copyRuns(I, image, sr, dr, mask, n, scratch);
+    const sIn = memo !== null ? memo.arenaAt[si] : image.arenaOffset(sr.bytes);
+    const dIn = memo !== null ? memo.arenaAt[di] : image.arenaOffset(dr.bytes);
+    copyRuns(I, image, sr, dr, sIn, dIn, mask, n, scratch);
     return n;
   }
   const sa = scratch && scratch.src.length >= n ? scratch.src : new Float64Array(n);
@@ -302,6 +189,8 @@ function copyRuns(
   image: MemoryImage,
   sr: ImageRegion,
   dr: ImageRegion,
+  sIn: number,
+  dIn: number,
   mask: Uint8Array | null,
   n: number,
   scratch: InterpScratch | undefined,
@@ -335,9 +224,8 @@ function copyRuns(
   const sb = sr.bytes;
   const db = dr.bytes;
   const same = sb === db;
-  // both regions in one arena: a stretch moves within it (no view per stretch)
-  const sIn = image.arenaOffset(sb);
-  const dIn = image.arenaOffset(db);
+  // both regions in one arena (sIn, dIn: their offsets there, or -1): a stretch moves within it
+  // (no view per stretch)
   const arena = sIn >= 0 && dIn >= 0 ? image.arena : null;
   const sAt = arena !== null ? sIn : 0;
   const dAt = arena !== null ? dIn : 0;
@@ -416,6 +304,52 @@ export interface InterpretOptions {
    * (default true). The same bytes, masks and errors either way; false cuts every DMA's anew.
    */
   plans?: boolean;
+  /**
+   * Hold back copies of one stretch to move with the next ones they continue (held-copies.ts;
+   * default true, with plans and an arena). The same bytes, masks and errors either way.
+   */
+  hold?: boolean;
+}
+
+/**
+ * Holds DMA I back in `held` when copyRuns would move it as one stretch in one byte copy with
+ * its source and destination disjoint (same dtype, no reduce, a kept plan of one stretch, both
+ * tensors in regions of the arena, the stretch inside them); returns false, having changed
+ * nothing, for any other DMA.
+ */
+function holdCopy(
+  I: Instr,
+  image: MemoryImage,
+  written: Uint8Array[],
+  scratch: InterpScratch,
+  held: HeldCopies,
+): boolean {
+  const src = I.src!;
+  const dst = I.dst!;
+  const n = src.numElements;
+  const st = src.tensor;
+  const dt = dst.tensor;
+  if (n < 2 || dst.numElements !== n || st.dtype !== dt.dtype) return false;
+  if (I.dstReduce !== DstReduce.none) return false;
+  const plan = scratch.plans!.get(src, dst);
+  if (plan === null || plan.count !== 1) return false;
+  const memo = scratch.regions!;
+  const si = memo.find(st);
+  const di = memo.find(dt);
+  if (si < 0 || di < 0 || memo.arenaAt[si] < 0 || memo.arenaAt[di] < 0) return false;
+  const sr = image.regions[si];
+  const dr = image.regions[di];
+  const es = st.elemSize;
+  // the one stretch holds all n elements
+  const so = st.address + firstElement(src) * es + plan.stretches.src[0] - sr.base;
+  const dOff = dt.address + firstElement(dst) * es + plan.stretches.dst[0] - dr.base;
+  const len = n * es;
+  if (so < 0 || so + len > sr.size || dOff < 0 || dOff + len > dr.size) return false;
+  const s = memo.arenaAt[si] + so;
+  const d = memo.arenaAt[di] + dOff;
+  if (s < d + len && d < s + len) return false;
+  held.add(s, d, len, written[di], dOff);
+  return true;
 }
 
 /** Runs every DMA of the program on `image` (changed in place). */
@@ -432,6 +366,12 @@ export function interpret(
   if (opts.plans !== false) scratch.plans = new CopyPlans();
   const marks = new WrittenMarks();
   scratch.marks = marks;
+  scratch.regions = new TensorRegions(image, m.tensors.length);
+  const arena = image.arena;
+  const held =
+    opts.hold !== false && opts.plans !== false && arena !== null
+      ? new HeldCopies(arena, marks)
+      : null;
   for (const f of m.functions) {
     for (const bb of f.blocks) {
       const iterations = bb.loop ? bb.loop.iterations : 1;
@@ -441,7 +381,12 @@ export function interpret(
         for (let k = 0; k < list.length; k++) {
           const I = list[k];
           if (!isDMAFamily(I.op) || I.src === null || I.dst === null) continue;
-          const n = interpretDma(I, image, written, scratch);
+          let n = I.src.numElements;
+          if (held === null || !holdCopy(I, image, written, scratch, held)) {
+            // any other DMA sees the held copies' bytes moved
+            if (held !== null && held.size > 0) held.flush();
+            n = interpretDma(I, image, written, scratch);
+          }
           dmas++;
           elements += n;
           bytes += n * I.dst.elemSize;
@@ -449,6 +394,7 @@ export function interpret(
       }
     }
   }
+  if (held !== null) held.flush();
   marks.flush();
   return { image, written, dmas, elements, bytes };
 }

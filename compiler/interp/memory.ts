@@ -9,7 +9,7 @@
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
 import type { DtypeName } from '../ir/enums.ts';
-import type { Module } from '../ir/module.ts';
+import type { Module, Tensor } from '../ir/module.ts';
 
 export interface ImageRegion {
   name: string;
@@ -109,6 +109,48 @@ export class MemoryImage {
     let n = 0;
     for (const r of this.regions) n += r.size;
     return n;
+  }
+}
+
+/**
+ * The image region of each tensor of one image, by tensor id, found (or its MEMORY_UNMAPPED
+ * thrown) the first time a DMA names the tensor: every element of a tensor lies in the tensor's
+ * region, and neither a tensor nor the image's regions move during a run.
+ */
+export class TensorRegions {
+  private readonly tensors: (Tensor | null)[];
+  private readonly index: Int32Array;
+  /** Per region: its bytes' offset in the image's arena, or -1 (MemoryImage.arenaOffset). */
+  readonly arenaAt: Float64Array;
+
+  constructor(
+    readonly image: MemoryImage,
+    tensors: number,
+  ) {
+    this.tensors = new Array<Tensor | null>(tensors).fill(null);
+    this.index = new Int32Array(tensors);
+    const regions = image.regions;
+    this.arenaAt = new Float64Array(regions.length);
+    for (let i = 0; i < regions.length; i++) this.arenaAt[i] = image.arenaOffset(regions[i].bytes);
+  }
+
+  /** The index in image.regions of the region holding tensor `t` (MemoryImage.regionIndex). */
+  of(t: Tensor): number {
+    const i = this.find(t);
+    return i >= 0 ? i : this.image.regionIndex(t.address, t.byteSize);
+  }
+
+  /** The index in image.regions of the region holding tensor `t`, or -1 (MemoryImage.indexOf). */
+  find(t: Tensor): number {
+    const id = t.id;
+    const known = id >= 0 && id < this.tensors.length;
+    if (known && this.tensors[id] === t) return this.index[id];
+    const i = this.image.indexOf(t.address, t.byteSize);
+    if (known && i >= 0) {
+      this.tensors[id] = t;
+      this.index[id] = i;
+    }
+    return i;
   }
 }
 

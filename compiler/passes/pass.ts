@@ -4,7 +4,8 @@
  * context. A pass never throws: it reports every error it finds and the pipeline stops after it.
  */
 import { CompileError, type CompileErrorCode, type PassName } from '../errors.ts';
-import type { Module } from '../ir/module.ts';
+import { keepShape, keptShape } from '../../common/keep-shape.ts';
+import { Module } from '../ir/module.ts';
 
 export interface PassContext {
   readonly module: Module;
@@ -42,22 +43,38 @@ export interface PassReport {
   errors: number;
 }
 
-export function makeContext(module: Module, pass: PassName): PassContext {
-  const errors: CompileError[] = [];
-  return {
-    module,
-    pass,
-    counters: {},
-    notes: [],
-    errors,
-    error(subCode, instruction, message) {
-      errors.push(new CompileError(subCode, pass, instruction, message));
-    },
+/**
+ * A pass's context. One class, so every pass's context has one object shape, which outlives each
+ * compile (keepShape, below): the passes' walks stay optimized from one program to the next.
+ */
+class Context implements PassContext {
+  readonly counters: Record<string, number> = {};
+  readonly notes: string[] = [];
+  readonly errors: CompileError[] = [];
+
+  constructor(
+    readonly module: Module,
+    readonly pass: PassName,
+  ) {}
+
+  /** An ErrorSink of its own (passes hand it on detached). */
+  readonly error = (
+    subCode: CompileErrorCode,
+    instruction: number | null,
+    message: string,
+  ): void => {
+    this.errors.push(new CompileError(subCode, this.pass, instruction, message));
   };
 }
 
+export function makeContext(module: Module, pass: PassName): PassContext {
+  // one context over an empty module
+  keepShape(Context, () => new Context(new Module('', module.arch, module.options), pass));
+  return new Context(module, pass);
+}
+
 /** Pass-state classes keep their object shape across compiles (common/keep-shape.ts). */
-export { keepShape, keptShape } from '../../common/keep-shape.ts';
+export { keepShape, keptShape };
 
 /** Names an instruction in messages: `#12 (save_t0)` or `#12`. */
 export function instLabel(m: Module, id: number): string {

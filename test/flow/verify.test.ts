@@ -98,4 +98,35 @@ describe('verify: the read-back comparison', () => {
       { seed: 20261204, numRuns: 500 },
     );
   });
+
+  it('counts the non-zero bytes of masks of many pages, pages of 0s, of 1s and mixed, at any offset', () => {
+    const page = fc.oneof(
+      fc.constant('zeros' as const),
+      fc.constant('ones' as const),
+      fc.tuple(fc.nat(4095), fc.integer({ min: 0, max: 255 })),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(page, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 0, max: 4095 }),
+        fc.integer({ min: 0, max: 7 }),
+        (pages, tail, shift) => {
+          const bytes: number[] = [];
+          for (const p of pages) {
+            const fill = p === 'ones' ? 1 : 0;
+            const start = bytes.length;
+            for (let k = 0; k < 4096; k++) bytes.push(fill);
+            if (Array.isArray(p)) bytes[start + p[0]] = p[1];
+          }
+          for (let k = 0; k < tail; k++) bytes.push(k % 3 === 0 ? 0 : 1);
+          const mask = at(bytes, shift);
+          expect(countNonZero(mask)).toBe(bytes.filter((x) => x !== 0).length);
+          // the same bytes shifted by some bytes: the spans no longer start where the pages do
+          const moved = at(bytes.slice(shift + 1), shift);
+          expect(countNonZero(moved)).toBe(moved.filter((x) => x !== 0).length);
+        },
+      ),
+      { seed: 20261223, numRuns: 200 },
+    );
+  });
 });

@@ -1,0 +1,207 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AccessPattern } from '../../../compiler/ir/access-pattern.ts';
+import { ProgramBuilder } from '../../../compiler/ir/builder.ts';
+import type { Module } from '../../../compiler/ir/module.ts';
+import {
+  initialImage,
+  interpret,
+  type InterpretOptions,
+  type MemoryImage,
+} from '../../../compiler/interp/index.ts';
+import { HeldCopies } from '../../../compiler/interp/held-copies.ts';
+import { WrittenMarks } from '../../../compiler/interp/marks.ts';
+
+/** Byte arrays compared whole. */
+function same(x: Uint8Array[], y: Uint8Array[]): boolean {
+  return (
+    x.length === y.length &&
+    x.every((v, i) => Buffer.from(v.buffer, v.byteOffset, v.length).equals(y[i]))
+  );
+}
+
+const bytesOf = (img: MemoryImage) => img.regions.map((r) => r.bytes);
+
+/** One run of interpret: its image, masks and counts, or the error it threw and the image then. */
+function run(m: Module, seed: number, opts: InterpretOptions) {
+  const image = initialImage(m, seed);
+  try {
+    const r = interpret(m, image, opts);
+    return { image, written: r.written, counts: [r.dmas, r.elements, r.bytes], error: null };
+  } catch (e) {
+    return { image, written: null, counts: null, error: String(e) };
+  }
+}
+
+/** Holding copies leaves what moving each copy as its DMA runs leaves (and what no plans leave). */
+function expectSameAsUnheld(m: Module, seed: number): void {
+  const held = run(m, seed, {});
+  for (const opts of [{ hold: false }, { plans: false }]) {
+    const other = run(m, seed, opts);
+    expect(held.error).toBe(other.error);
+    expect(held.counts).toEqual(other.counts);
+    expect(same(bytesOf(held.image), bytesOf(other.image))).toBe(true);
+    if (held.written !== null) expect(same(held.written, other.written!)).toBe(true);
+  }
+}
+
+// three fp32 tensors of 64 elements: a and b in one region, c in another
+const TENSORS = ['a', 'b', 'c'] as const;
+
+/** A program of tile-after-tile copies and, between them, copies that may read or write them. */
+function tileProgram(
+  runs: {
+    len: number;
+    parts: number;
+    tiles: number;
+    src: number;
+    dst: number;
+    from: number;
+    to: number;
+  }[],
+  others: { at: number; src: number; dst: number; from: number; to: number; reduce: boolean }[],
+): Module | null {
+  const b = new ProgramBuilder({ name: 'held', arch: 30 });
+  b.region({ name: 'sb', type: 'sb', base: 0x2000_0000, size: 0x200 });
+  b.region({ name: 'host', type: 'dram', base: 0x1_0000_0000, size: 0x100 });
+  b.tensor({ name: 'a', region: 'sb', dtype: 'fp32', shape: [64], init: [] });
+  b.tensor({ name: 'b', region: 'sb', offset: 0x100, dtype: 'fp32', shape: [64] });
+  b.tensor({ name: 'c', region: 'host', dtype: 'fp32', shape: [64] });
+  const e = b.function('main').block('e');
+  let made = 0;
+  const pending = [...others].sort((x, y) => x.at - y.at);
+  let step = 0;
+  const other = () => {
+    while (pending.length > 0 && pending[0].at <= step) {
+      const o = pending.shift()!;
+      const ap = (tensor: string, offset: number) => ({
+        tensor,
+        offset,
+        partition: [4, 2] as [number, number],
+        free: [[1, 4]] as [number, number][],
+      });
+      e.copy({
+        src: ap(TENSORS[o.from], o.src),
+        dst: ap(TENSORS[o.to], o.dst),
+        ...(o.reduce ? { dstReduce: 'add' as const } : {}),
+      });
+      made++;
+    }
+    step++;
+  };
+  for (const r of runs) {
+    const tile = r.len * r.parts;
+    for (let t = 0; t < r.tiles; t++) {
+      other();
+      const s = r.src + t * tile;
+      const d = r.dst + t * tile;
+      if (s + tile > 64 || d + tile > 64) break;
+      const ap = (tensor: string, offset: number) => ({
+        tensor,
+        offset,
+        partition: [r.len, r.parts] as [number, number],
+        free: [[1, r.len]] as [number, number][],
+      });
+      e.copy({ src: ap(TENSORS[r.from], s), dst: ap(TENSORS[r.to], d) });
+      made++;
+    }
+  }
+  other();
+  return made > 0 ? b.build() : null;
+}
+
+describe('reference interpreter: copies held back and moved together', () => {
+  const runArb = fc.record({
+    len: fc.constantFrom(1, 2, 4),
+    parts: fc.constantFrom(1, 2, 4),
+    tiles: fc.integer({ min: 1, max: 12 }),
+    src: fc.integer({ min: 0, max: 40 }),
+    dst: fc.integer({ min: 0, max: 40 }),
+    from: fc.integer({ min: 0, max: 2 }),
+    to: fc.integer({ min: 0, max: 2 }),
+  });
+  const otherArb = fc.record({
+    at: fc.integer({ min: 0, max: 40 }),
+    src: fc.integer({ min: 0, max: 56 }),
+    dst: fc.integer({ min: 0, max: 56 }),
+    from: fc.integer({ min: 0, max: 2 }),
+    to: fc.integer({ min: 0, max: 2 }),
+    reduce: fc.boolean(),
+  });
+
+  it('leaves the bytes, masks and counts of moving each copy when its DMA runs', () => {
+    fc.assert(
+      fc.property(
+        fc.array(runArb, { minLength: 1, maxLength: 5 }),
+        fc.array(otherArb, { maxLength: 6 }),
+        fc.integer({ min: 1, max: 1000 }),
+        (runs, others, seed) => {
+          const m = tileProgram(runs, others);
+          fc.pre(m !== null);
+          expectSameAsUnheld(m!, seed);
+        },
+      ),
+      { seed: 20261221, numRuns: 500 },
+    );
+  });
+
+  it('a DMA that leaves its region after held copies throws, and leaves the bytes, it does unheld', () => {
+    fc.assert(
+      fc.property(
+        fc.array(runArb, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 1000 }),
+        (runs, seed) => {
+          const m = tileProgram(runs, []);
+          fc.pre(m !== null && m.instrs.length > 1);
+          // the last DMA's source moved past the end of its tensor's region
+          const I = m!.instrs[m!.instrs.length - 1];
+          const s = I.src!;
+          I.src = new AccessPattern(
+            s.tensor,
+            s.offset + 0x80,
+            s.partStep,
+            s.partNum,
+            s.free,
+            null,
+            null,
+            null,
+            s.shapeId,
+          );
+          const r = run(m!, seed, {});
+          expect(r.error).toMatch(/leaves its region/);
+          expectSameAsUnheld(m!, seed);
+        },
+      ),
+      { seed: 20261222, numRuns: 200 },
+    );
+  });
+
+  it('joins a copy that continues a held one, holds independent ones side by side, and moves on a conflict', () => {
+    const arena = new Uint8Array(64).map((_, i) => i);
+    const mask = new Uint8Array(64);
+    const marks = new WrittenMarks();
+    const h = new HeldCopies(arena, marks);
+    h.add(0, 32, 4, mask, 32);
+    h.add(4, 36, 4, mask, 36); // continues it on both sides: joined
+    expect(h.size).toBe(1);
+    h.add(16, 48, 4, mask, 48); // independent: held beside it
+    expect(h.size).toBe(2);
+    expect(arena[32]).toBe(32); // nothing moved yet
+    h.add(34, 8, 4, mask, 8); // reads bytes the first one writes: both move first
+    expect(h.size).toBe(1);
+    expect([...arena.subarray(32, 40)]).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect([...arena.subarray(48, 52)]).toEqual([16, 17, 18, 19]);
+    h.flush();
+    marks.flush();
+    expect([...arena.subarray(8, 12)]).toEqual([2, 3, 4, 5]);
+    expect(h.size).toBe(0);
+    const want = new Uint8Array(64);
+    for (const [lo, hi] of [
+      [32, 40],
+      [48, 52],
+      [8, 12],
+    ])
+      want.fill(1, lo, hi);
+    expect([...mask]).toEqual([...want]);
+  });
+});
