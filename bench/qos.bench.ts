@@ -132,8 +132,9 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   // device cost ~0.2 s). Both warmed alike and interleaved, long enough for the optimizing
   // compiler to finish with both: process.cpuUsage counts its background threads, and applyQos's
   // parse, plan and apply code needs ~100 calls before its CPU time settles (see
-  // docs/performance.md), against a few for the one-function naive loop.
-  const reps = opts.quick ? MIN_RUNS : 15;
+  // docs/performance.md), against a few for the one-function naive loop. A run is under a
+  // millisecond, so 41 of each side make the medians steady at little cost.
+  const reps = opts.quick ? MIN_RUNS : 41;
   const warmup = opts.quick ? 2 : HOST_WARMUP;
   const smallDev = { ...devOpts, memory: [{ name: 'host', kind: 'host', base: 0, size: 4096 }] };
   let da: MockDevice | undefined;
