@@ -208,20 +208,10 @@ export class Arbiter {
       this.strictLast[level] = q;
       return q;
     }
-    const qos = this.qos;
+    const kept = this.holderTurn(level, mode);
+    if (kept >= 0) return kept;
     const deficit = this.deficit;
     const cap = this.maxDeficit;
-    const holder = this.levelLast[level];
-    if (holder >= 0 && this.ready[holder] !== 0 && qos[holder] === level) {
-      const c = mode.pktMode ? 1 : this.cost[holder];
-      if (deficit[holder] >= Math.min(c, cap[holder])) {
-        deficit[holder] = Math.max(0, deficit[holder] - c);
-        this.rounds[holder] = 0;
-        return holder;
-      }
-    } else if (holder >= 0 && qos[holder] === level) {
-      deficit[holder] = 0;
-    }
     this.powersOf(mode);
     const g = this.g;
     const quantum = Math.max(this.weight[q], 1) * this.unit;
@@ -308,6 +298,27 @@ export class Arbiter {
   }
 
   /**
+   * The DWRR turn's holder at `level`, when it keeps the turn: it is ready and its deficit covers
+   * its head packet (which it then sends: the deficit pays, its turns count again from 0). Else
+   * -1; a holder of the level that is not ready has nothing queued and its deficit drops to 0.
+   */
+  private holderTurn(level: number, mode: ArbiterMode): number {
+    const deficit = this.deficit;
+    const holder = this.levelLast[level];
+    if (holder >= 0 && this.ready[holder] !== 0 && this.qos[holder] === level) {
+      const c = mode.pktMode ? 1 : this.cost[holder];
+      if (deficit[holder] >= Math.min(c, this.maxDeficit[holder])) {
+        deficit[holder] = Math.max(0, deficit[holder] - c);
+        this.rounds[holder] = 0;
+        return holder;
+      }
+    } else if (holder >= 0 && this.qos[holder] === level) {
+      deficit[holder] = 0;
+    }
+    return -1;
+  }
+
+  /**
    * Deficit round robin over the ready queues of one level. The queue holding the turn keeps it
    * while its deficit covers its head packet; otherwise the turn passes in circular order and
    * each queue adds its quantum when its turn comes. Instead of looping turn by turn (a 64 KiB
@@ -317,21 +328,12 @@ export class Arbiter {
    * it is not ready has nothing queued: its deficit drops to 0, as DRR does for an empty queue.
    */
   private selectDwrr(level: number, mode: ArbiterMode): number {
-    const ready = this.ready;
     const qos = this.qos;
     const deficit = this.deficit;
     const cap = this.maxDeficit;
     const holder = this.levelLast[level];
-    if (holder >= 0 && ready[holder] !== 0 && qos[holder] === level) {
-      const c = mode.pktMode ? 1 : this.cost[holder];
-      if (deficit[holder] >= Math.min(c, cap[holder])) {
-        deficit[holder] = Math.max(0, deficit[holder] - c);
-        this.rounds[holder] = 0;
-        return holder;
-      }
-    } else if (holder >= 0 && qos[holder] === level) {
-      deficit[holder] = 0;
-    }
+    const kept = this.holderTurn(level, mode);
+    if (kept >= 0) return kept;
     this.powersOf(mode);
     const unit = this.unit;
     const g = this.g;

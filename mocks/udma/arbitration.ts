@@ -237,21 +237,21 @@ export class ArbitrationPipeline {
     const burst = this.burst;
     const log = c.trace.enabled;
     let total = 0;
-    let skip = 0;
     let fetched = 0;
-    const check = this.work & (tx ? this.txCheck : this.rxCheck);
-    // Each queue's burst, then after each grant only the granted queue's again: a fetch for one
-    // queue changes nothing another queue's burst depends on.
+    // Each queue's burst, then after each grant only the granted queue's again (a fetch for one
+    // queue changes nothing another queue's burst depends on); one that stopped short (stale or
+    // unmapped descriptor) is not asked again now.
+    let todo = this.work & (tx ? this.txCheck : this.rxCheck);
     let mask = 0;
     let needy = 0;
-    for (let b = check; b !== 0; b &= b - 1) {
-      const q = 31 - Math.clz32(b & -b);
-      const n = this.burstFor(f, st, cfg, q, tx);
-      burst[q] = n;
-      if (n > 0) mask |= 1 << q;
-      else if (n < 0) needy |= 1 << q;
-    }
     for (;;) {
+      for (let b = todo; b !== 0; b &= b - 1) {
+        const q = 31 - Math.clz32(b & -b);
+        const n = this.burstFor(f, st, cfg, q, tx);
+        burst[q] = n;
+        if (n > 0) mask |= 1 << q;
+        else if (n < 0) needy |= 1 << q;
+      }
       const partial = mask === 0;
       if (partial && (needy === 0 || total > 0)) break;
       const q = arb.pick(cfg, partial ? needy : mask);
@@ -263,8 +263,6 @@ export class ArbitrationPipeline {
         // only the RX look classify would have asked for.
         this.rxCheck |= 1 << q;
       } else if (got > 0 || f.blocked[q] !== FETCH_OK) this.stale |= 1 << q;
-      // A queue that stopped short (stale or unmapped descriptor) is not asked again now.
-      if (got < n) skip |= 1 << q;
       if (got > 0) {
         if (log) this.prefetches.record(tx ? 'm2s' : 's2m', q, first, c.cycle, got);
         fetched |= 1 << q;
@@ -273,12 +271,7 @@ export class ArbitrationPipeline {
       if (partial) break;
       mask &= ~(1 << q);
       needy &= ~(1 << q);
-      if ((skip & (1 << q)) === 0) {
-        const m = this.burstFor(f, st, cfg, q, tx);
-        burst[q] = m;
-        if (m > 0) mask |= 1 << q;
-        else if (m < 0) needy |= 1 << q;
-      }
+      todo = got < n ? 0 : 1 << q;
     }
     // Only a queue that fetched may qualify again before something happens to the others.
     if (tx) this.txCheck = fetched;
