@@ -201,7 +201,10 @@ export class Submission {
     this.done++; // onProgress reports ring DMAs only
   }
 
-  /** A walk of `n` pairs fits queue qi's ring not even once it ran: what is gathered is written, and the error. */
+  /**
+   * The error for a walk of `n` pairs that queue qi's ring cannot hold even once it has run, after
+   * writing what is gathered.
+   */
   private ringFull(fq: FlowQueue, qi: number, n: number): NxdmaError {
     this.flushAll();
     return new NxdmaError(

@@ -21,7 +21,7 @@ import type { LoweredDma } from './types.ts';
 /** The empty record list of a DMA that has none (the one DmaBuild starts from). */
 const NONE: never[] = Object.freeze([]) as unknown as never[];
 
-/** The most pieces a plan may have for its pieces to be laid out (larger plans are expanded per row). */
+/** The most pieces a plan may have to be laid out (a larger plan is expanded row by row). */
 const PLAN_PIECES_MAX = 4096;
 
 /**
