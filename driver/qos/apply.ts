@@ -8,7 +8,7 @@
  * inferred gate, the engines) before the first access, so a refused plan touches nothing.
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
-import type { Device, RegisterIO, UdmaUnitIO } from '../../csr/io.ts';
+import type { Device, UdmaUnitIO } from '../../csr/io.ts';
 import { fieldValue } from '../../csr/runtime/fields.ts';
 import { checkUnitWindows, unitWindow, type UdmaFileName } from '../udma/regs.ts';
 import { deviceShadow, type RegisterShadow } from '../udma/shadow.ts';
@@ -18,12 +18,10 @@ import { snapshotOf, type RegisterSnapshot } from './snapshot.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 import { PlannedWords } from './plan-engine.ts';
 import {
-  buildQosWrites,
   planInput,
   planWords,
   strictWarnings,
   withoutInferred,
-  type PlannedField,
   type PlanQosOptions,
   type PlannedWrite,
   type QosOrigin,
@@ -120,31 +118,6 @@ function unitOf(device: Device, engine: number): UdmaUnitIO {
   const u = device.udma(engine);
   checkUnitWindows(u, engine);
   return u;
-}
-
-function change(w: PlannedWrite, old: number | null, next: number): QosWrite {
-  const fs = w.fields;
-  const n = fs.length;
-  const fields = new Array<QosFieldChange>(n);
-  for (let i = 0; i < n; i++) fields[i] = fieldChange(fs[i], old);
-  return {
-    engine: w.engine,
-    file: w.file,
-    path: w.path,
-    offset: w.offset,
-    old,
-    new: next,
-    fields,
-  };
-}
-
-function fieldChange(f: PlannedField, old: number | null): QosFieldChange {
-  return {
-    name: f.name,
-    old: old === null ? null : fieldValue(old, f),
-    new: f.value,
-    origin: f.origin,
-  };
 }
 
 /**
@@ -445,9 +418,13 @@ export function diffQos(
   checkDevice(device, 'diffQos');
   checkSafetyFlags(opts, ['allowInferred'], 'diffQos options');
   const p = parseQosPlan(plan);
-  const { writes: planned, warnings } = buildQosWrites(p, opts.engines);
+  const W = new PlannedWords();
+  const warnings = planWords(p, opts.engines, W);
   const units = new Map<number, UdmaUnitIO>();
-  for (const w of planned) if (!units.has(w.engine)) units.set(w.engine, unitOf(device, w.engine));
+  for (let i = 0; i < W.n; i++) {
+    const e = W.engine[i];
+    if (!units.has(e)) units.set(e, unitOf(device, e));
+  }
   const out: QosDiff = {
     fields: [],
     writes: [],
@@ -456,41 +433,45 @@ export function diffQos(
     warnings,
     io: { reads: 0 },
   };
-  for (const w of planned) {
-    const addressInferred = w.inferred.some((x) => x.startsWith('its address'));
+  for (let i = 0; i < W.n; i++) {
+    const r = W.reg[i];
+    const engine = W.engine[i];
+    const addressInferred = W.inferred[i].some((x) => x.startsWith('its address'));
     let cur: number | null = null;
     if (!addressInferred || opts.allowInferred) {
-      cur = unitWindow(units.get(w.engine)!, w.file).read32(w.offset) >>> 0;
+      cur = unitWindow(units.get(engine)!, r.file).read32(r.offset) >>> 0;
       out.io.reads++;
     } else {
-      out.notRead.push({ engine: w.engine, file: w.file, path: w.path, offset: w.offset });
+      out.notRead.push({ engine, file: r.file, path: r.path, offset: r.offset });
     }
     let differs = false;
-    for (const f of w.fields) {
-      const c = cur === null ? null : fieldValue(cur, f);
-      const d = c !== f.value;
+    for (let k = i === 0 ? 0 : W.fieldEnd[i - 1]; k < W.fieldEnd[i]; k++) {
+      const f = W.fSpec[k];
+      const planned = W.fValue[k];
+      const c = cur === null ? null : fieldValue(cur, f.spec);
+      const d = c !== planned;
       if (d) {
         differs = true;
         out.differences++;
       }
+      const queue = W.fQueue[k];
       out.fields.push({
-        engine: w.engine,
-        file: w.file,
-        path: w.path,
-        offset: w.offset,
-        field: f.name,
+        engine,
+        file: r.file,
+        path: r.path,
+        offset: r.offset,
+        field: f.spec.name,
         current: c,
-        planned: f.value,
+        planned,
         differs: d,
-        origin: f.origin,
+        origin: W.fOrigin[k],
         inferred: f.inferred,
-        ...(f.queue !== undefined ? { queue: f.queue } : {}),
-        source: f.source,
+        ...(queue >= 0 ? { queue } : {}),
+        source: W.fSource[k],
       });
     }
-    if (differs) {
-      out.writes.push(change(w, cur, (((cur ?? w.reset) & ~w.mask) | w.value) >>> 0));
-    }
+    if (differs)
+      out.writes.push(applied(W, i, cur, (((cur ?? r.reset) & ~W.mask[i]) | W.value[i]) >>> 0));
   }
   return out;
 }
