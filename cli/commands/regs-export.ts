@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ExportCounts } from '../../csr/export/common.ts';
 import { EXPORT_FORMATS, type ExportFormat } from '../../csr/export/formats.ts';
-import { REGFILE_NAMES, schemaPath, type RegFileName } from '../../csr/schema/files.ts';
+import { REGFILE_NAMES, schemaPath, type RegFileName } from '../../csr/schema/names.ts';
 import { hex } from '../../common/errors.ts';
 import type { CliContext } from '../main.ts';
 import { badArg } from '../input.ts';

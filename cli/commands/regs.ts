@@ -12,22 +12,23 @@
  * offset, access, reset value, provenance and fields. `read`, `write` and `dump` go through the
  * accessor runtime (csr/runtime) to a mock device (mocks/) or a mapped one (driver/mmio);
  * `decode` needs no device. The sub-commands live in regs/ (list.ts; access.ts: read, write, dump;
- * words.ts: path resolution, values, decode) and are registered here.
+ * words.ts: path resolution and values; decode.ts; value.ts: the printed word) and are registered
+ * here.
  */
 import type { Command } from 'commander';
-import { REGFILE_NAMES } from '../../csr/schema/files.ts';
+import { REGFILE_NAMES } from '../../csr/schema/names.ts';
 import { HARDWARE_CONFIRMATION, confirmationOption, deviceChoiceOptions } from '../options.ts';
 import type { CliContext } from '../main.ts';
 import { registerExport } from './regs-export.ts';
 import type { ListOptions } from './regs/list.ts';
-import { decode } from './regs/words.ts';
+import { decode, type DecodeOptions } from './regs/decode.ts';
 import type { DumpOptions, ReadOptions, WriteOptions } from './regs/access.ts';
 
 /** read, write and dump (and the device code behind them) load only when one of them runs. */
 const access = () => import('./regs/access.ts');
 
 export type { RegsListEntry } from './regs/list.ts';
-export type { RegsFieldValue, RegsValue } from './regs/words.ts';
+export type { RegsFieldValue, RegsValue } from './regs/value.ts';
 
 function deviceOptions(cmd: Command): Command {
   return deviceChoiceOptions(cmd, {
@@ -154,10 +155,7 @@ export function register(program: Command, ctx: CliContext): void {
       'after',
       `\nExample:\n  $ nxdma regs decode M2S_dwrr.cfg_sched 0x00070211\n  $ nxdma regs decode udma_s2m:S2M_Q[0].cfg 0x03020000 --json\n  $ nxdma regs decode 0x1084 0x00000004\n  $ nxdma regs decode 0x82001084 0x00000004 --profile trn2\n${ACCESS_HELP}`,
     )
-    .action(
-      (path: string, value: string, opts: { file?: string; json?: boolean; profile?: string }) =>
-        decode(ctx, path, value, opts),
-    );
+    .action((path: string, value: string, opts: DecodeOptions) => decode(ctx, path, value, opts));
 
   registerExport(regs, ctx);
 }

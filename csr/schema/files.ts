@@ -7,28 +7,19 @@
  * zod. Any other schema file goes through `loadRegFile`.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { NxdmaError } from '../../common/errors.ts';
 import { buildRegFile } from './builder.ts';
 import type { RegFileJson } from './format.ts';
 import type { RegFileModel } from './model.ts';
+import {
+  REGFILE_NAMES,
+  isRegFileName,
+  schemaDisplayPath,
+  schemaPath,
+  type RegFileName,
+} from './names.ts';
 
-export const REGFILE_NAMES = ['udma_m2s', 'udma_s2m', 'dge_host'] as const;
-export type RegFileName = (typeof REGFILE_NAMES)[number];
-
-export function isRegFileName(v: string): v is RegFileName {
-  return (REGFILE_NAMES as readonly string[]).includes(v);
-}
-
-/** Absolute path of a shipped schema file. */
-export function schemaPath(name: RegFileName): string {
-  return fileURLToPath(new URL(`../schemas/${name}.json`, import.meta.url));
-}
-
-/** How messages name a shipped schema file (relative to the package root). */
-export function schemaDisplayPath(name: RegFileName): string {
-  return `csr/schemas/${name}.json`;
-}
+export { REGFILE_NAMES, isRegFileName, schemaDisplayPath, schemaPath, type RegFileName };
 
 const cache = new Map<RegFileName, RegFileModel>();
 

@@ -1,10 +1,10 @@
 /**
- * The register words `nxdma regs` names and prints: a path, a file offset or a BAR0 address
- * resolved to one register word (`resolveWord`), a word's fields decoded (`regsValue`) and
- * printed, and `regs decode`, which needs nothing else.
+ * The register words `nxdma regs` names: a path, a file offset or a BAR0 address resolved to one
+ * register word of the schema model (`resolveWord`, with the errors and suggestions of a name that
+ * is not one) and a word's fields decoded (`regsValue`, printed by value.ts). `regs decode` reads
+ * most paths from the generated typed maps (decode.ts) and comes here for the rest.
  */
 import { NxdmaError, hex } from '../../../common/errors.ts';
-import { fieldValue } from '../../../csr/runtime/fields.ts';
 import {
   REGFILE_NAMES,
   isRegFileName,
@@ -18,9 +18,12 @@ import {
 } from '../../../csr/schema/model.ts';
 import { parseUint } from '../../options.ts';
 import { regFileMaps } from '../../../csr/generated/index.ts';
-import type { CliContext } from '../../main.ts';
 import { barLocation, nearestNames, wordsAtOffset } from '../../address.ts';
 import { badArg } from '../../input.ts';
+import type { CliContext } from '../../main.ts';
+import { fieldOfWord, printValue, type RegsFieldValue, type RegsValue } from './value.ts';
+
+export { printValue, type RegsFieldValue, type RegsValue } from './value.ts';
 
 export function parseFiles(file: string | undefined): RegFileName[] {
   if (file === undefined) return [...REGFILE_NAMES];
@@ -36,30 +39,6 @@ export function parseFiles(file: string | undefined): RegFileName[] {
     );
   }
   return [file];
-}
-
-/** One decoded field as `regs read/write/dump/decode --json` print it. */
-export interface RegsFieldValue {
-  name: string;
-  /** "hi:lo". */
-  bits: string;
-  access: string;
-  value: number;
-  /** The enumerated name of the value, when the field has names and the value is one. */
-  enum?: string;
-  inferred: boolean;
-}
-
-/** One register word and its value as `regs read/dump/decode --json` print it. */
-export interface RegsValue {
-  file: string;
-  path: string;
-  offset: number;
-  access: string;
-  inferred: boolean;
-  /** The word; null when the register cannot be read (WO, INC). */
-  value: number | null;
-  fields: RegsFieldValue[];
 }
 
 /** A register word a command line named: by path, by file offset or by BAR0 address. */
@@ -169,19 +148,9 @@ export function resolveWord(spec: string, file?: string, profile?: string): Reso
 }
 
 function fieldValues(inst: RegisterInstance, word: number): RegsFieldValue[] {
-  return inst.register.fields.map((f) => {
-    const value = fieldValue(word, f);
-    const e = f.enums.find((x) => x.value === value);
-    const out: RegsFieldValue = {
-      name: f.name,
-      bits: `${f.msb}:${f.lsb}`,
-      access: f.access,
-      value,
-      inferred: f.inferred,
-    };
-    if (e) out.enum = e.name;
-    return out;
-  });
+  return inst.register.fields.map((f) =>
+    fieldOfWord(f, word, (v) => f.enums.find((x) => x.value === v)?.name),
+  );
 }
 
 export function regsValue(inst: RegisterInstance, word: number | null): RegsValue {
@@ -196,18 +165,7 @@ export function regsValue(inst: RegisterInstance, word: number | null): RegsValu
   };
 }
 
-export function printValue(ctx: CliContext, v: RegsValue, suffix = ''): void {
-  const word = v.value === null ? `(${v.access}: not readable)` : hex(v.value, 8);
-  ctx.out.log(`${v.file} ${v.path} @ ${hex(v.offset)} = ${word}${suffix}`);
-  for (const f of v.fields) {
-    ctx.out.log(
-      `  ${f.name.padEnd(28)} [${f.bits.padStart(5)}] = ${String(f.value).padStart(10)}  ${hex(f.value)}` +
-        (f.enum ? `  ${f.enum}` : '') +
-        (f.inferred ? '  (inferred)' : ''),
-    );
-  }
-}
-
+/** `regs decode` for any word resolveWord names (decode.ts reads most paths without it). */
 export function decode(
   ctx: CliContext,
   path: string,
