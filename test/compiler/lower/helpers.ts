@@ -112,3 +112,36 @@ export const TEN_PIECES: AffineWalk = {
   dstNum: [10],
   dstStep: [1],
 };
+
+/** Everything a lowered program shows, its records made from the table. */
+export function shown(p: LoweredProgram) {
+  const t = p.table;
+  const rows = [];
+  for (let i = 0; i < t.size; i++) {
+    const walks = [];
+    for (let k = 0; k < t.walksOf(i); k++)
+      walks.push({ walk: { ...t.walk(i, k) }, pieces: t.piecesOf(i, k) });
+    rows.push({
+      queue: t.queue[i],
+      descriptors: t.descriptors[i],
+      bytes: t.bytes[i],
+      dge: t.dgeDescriptors[i],
+      ranges: [t.srcLo[i], t.srcHi[i], t.dstLo[i], t.dstHi[i]],
+      packetBytes: t.packetBytes[i],
+      maxWalk: t.maxWalk[i],
+      backend: t.backendOf(i),
+      reduce: t.reduce[i],
+      label: t.labelOf(i),
+      reduceDescriptors: t.reduceOf(i),
+      walks,
+    });
+  }
+  return {
+    rows,
+    dmas: p.dmas,
+    blocks: p.blocks.map((b) => ({ ...b, dmas: b.dmas })),
+    queues: p.queues.map((q) => ({ ...q, dmas: q.dmas })),
+    totals: p.totals,
+    maxDescPerPacket: p.maxDescPerPacket,
+  };
+}
