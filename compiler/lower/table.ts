@@ -262,7 +262,7 @@ export class DmaTable {
   ): number {
     const i = this.n++;
     this.instrId[i] = I.id;
-    this.queue[i] = I.queue!.index;
+    this.queue[i] = I.cols.queue[I.id]; // I.queue's index (the lowering rejects a DMA with none)
     if (backend !== 'none') this.backend[i] = BACKENDS.indexOf(backend); // BACKEND_NONE is 0
     this.descriptors[i] = descriptors;
     this.bytes[i] = bytes;
