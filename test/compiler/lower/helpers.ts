@@ -1,7 +1,9 @@
 /** Fixtures of the lowering tests: small programs built with ProgramBuilder, compiled and lowered. */
+import { AccessPattern } from '../../../compiler/ir/access-pattern.ts';
 import { ProgramBuilder, type BlockBuilder } from '../../../compiler/ir/builder.ts';
+import { NxdmaError } from '../../../common/errors.ts';
 import type { ArchLevel } from '../../../compiler/ir/enums.ts';
-import type { Module } from '../../../compiler/ir/module.ts';
+import type { Instr, Module } from '../../../compiler/ir/module.ts';
 import type { ProgramOptionsInput } from '../../../compiler/ir/program.ts';
 import { compile } from '../../../compiler/passes/pipeline.ts';
 import type { AffineWalk } from '../../../compiler/lower/expand.ts';
@@ -144,4 +146,30 @@ export function shown(p: LoweredProgram) {
     totals: p.totals,
     maxDescPerPacket: p.maxDescPerPacket,
   };
+}
+
+/** shown(lower(m, opts)), or the LOWER_ERROR (any NxdmaError) lower() throws, as JSON. */
+export function shownOrError(m: Module, opts: LowerOptions) {
+  try {
+    return shown(lower(m, opts));
+  } catch (e) {
+    if (!(e instanceof NxdmaError)) throw e;
+    return { error: e.toJSON() };
+  }
+}
+
+/** Moves instruction I's `side` pattern by `shift` elements (same dims and shape id). */
+export function movePattern(I: Instr, side: 'src' | 'dst', shift: number): void {
+  const ap = I[side]!;
+  I[side] = new AccessPattern(
+    ap.tensor,
+    ap.offset + shift,
+    ap.partStep,
+    ap.partNum,
+    ap.free,
+    ap.scalarOffset,
+    ap.vectorOffset,
+    ap.indirect,
+    ap.shapeId,
+  );
 }

@@ -1,13 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AccessPattern } from '../../../compiler/ir/access-pattern.ts';
 import type { Module } from '../../../compiler/ir/module.ts';
-import { lower } from '../../../compiler/lower/lower.ts';
-import type { LowerOptions } from '../../../compiler/lower/types.ts';
 import { compile } from '../../../compiler/passes/pipeline.ts';
-import { NxdmaError } from '../../../common/errors.ts';
 import { dataPathRules, hostTablesOf } from '../../../flow/host-tables.ts';
-import { fixture, shown } from './helpers.ts';
+import { fixture, movePattern, shownOrError } from './helpers.ts';
 
 /** Copies between the fixture's tensors of one dtype, and each tensor's elements. */
 const PAIRS = [
@@ -79,16 +75,6 @@ function build(p: Program): Module {
   return compile(b.build()).module;
 }
 
-/** What lower() shows of `m` (or the LOWER_ERROR it throws). */
-function lowering(m: Module, opts: LowerOptions) {
-  try {
-    return shown(lower(m, opts));
-  } catch (e) {
-    if (!(e instanceof NxdmaError)) throw e;
-    return { error: e.toJSON() };
-  }
-}
-
 describe('lowering: the planned-DMA memo', () => {
   it('lowers programs of repeated signatures as every DMA through every check does', () => {
     let memoRows = 0;
@@ -111,26 +97,11 @@ describe('lowering: the planned-DMA memo', () => {
         (p, moves, ringSize, packets, keepRecords) => {
           const m = build(p);
           const dmas = m.instrs.filter((I) => I.src !== null && I.dst !== null);
-          for (const mv of moves) {
-            const I = dmas[mv.pick % dmas.length];
-            const ap = I[mv.side]!;
-            (I as { src: AccessPattern | null; dst: AccessPattern | null })[mv.side] =
-              new AccessPattern(
-                ap.tensor,
-                ap.offset + mv.shift,
-                ap.partStep,
-                ap.partNum,
-                ap.free,
-                ap.scalarOffset,
-                ap.vectorOffset,
-                ap.indirect,
-                ap.shapeId,
-              );
-          }
+          for (const mv of moves) movePattern(dmas[mv.pick % dmas.length], mv.side, mv.shift);
           const rules = packets ? dataPathRules(m, hostTablesOf(m, null)) : {};
           const opts = { ...rules, ringSize, keepRecords };
-          const a = lowering(m, { ...opts, planMemo: true });
-          expect(a).toEqual(lowering(m, { ...opts, planMemo: false }));
+          const a = shownOrError(m, { ...opts, planMemo: true });
+          expect(a).toEqual(shownOrError(m, { ...opts, planMemo: false }));
           if ('error' in a) failures++;
           else for (const r of a.rows) if (r.backend === 'none' && r.packetBytes === 0) memoRows++;
         },

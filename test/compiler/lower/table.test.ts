@@ -1,14 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AccessPattern } from '../../../compiler/ir/access-pattern.ts';
 import { BACKENDS, BACKEND_NONE } from '../../../compiler/lower/backend.ts';
 import { lower } from '../../../compiler/lower/lower.ts';
 import { compileProgram } from '../../../compiler/passes/pipeline.ts';
-import { NxdmaError } from '../../../common/errors.ts';
 import { dataPathRules, hostTablesOf } from '../../../flow/host-tables.ts';
 import { flowMock, runFlow } from '../../../flow/index.ts';
 import { randomProgram } from '../../flow/random-program.ts';
-import { shown } from './helpers.ts';
+import { movePattern, shown, shownOrError } from './helpers.ts';
 
 const knobs = fc.record({
   seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
@@ -94,30 +92,10 @@ describe('lowering table: compact rows', () => {
           // move one DMA's pattern by `shift` elements (same shape id: the plan cache's key)
           const dmas = m.instrs.filter((I) => I.src !== null && I.dst !== null);
           fc.pre(dmas.length > 0);
-          const I = dmas[pick % dmas.length];
-          const ap = I[side]!;
-          const moved = new AccessPattern(
-            ap.tensor,
-            ap.offset + shift,
-            ap.partStep,
-            ap.partNum,
-            ap.free,
-            ap.scalarOffset,
-            ap.vectorOffset,
-            ap.indirect,
-            ap.shapeId,
-          );
-          (I as { src: AccessPattern | null; dst: AccessPattern | null })[side] = moved;
+          movePattern(dmas[pick % dmas.length], side, shift);
           // a ring of 1 or 2 descriptors: bound layer 3 for most walks
           const ringSize = ring <= 2 ? ring : undefined;
-          const low = (compact: boolean) => {
-            try {
-              return shown(lower(m, { compact, ringSize }));
-            } catch (e) {
-              if (!(e instanceof NxdmaError)) throw e;
-              return { error: e.toJSON() };
-            }
-          };
+          const low = (compact: boolean) => shownOrError(m, { compact, ringSize });
           const a = low(true);
           if ('error' in a) failures++;
           else passes++;
