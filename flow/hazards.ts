@@ -23,20 +23,30 @@ class Ranges {
   private readonly lo = new Float64Array(MAX_INTERVALS);
   private readonly hi = new Float64Array(MAX_INTERVALS);
   private n = 0;
+
   /**
-   * The span [lowest lo, highest hi), in a typed array: a double stored into an object field may
-   * take a new heap number per store, one into a Float64Array never does.
+   * The span [lowest lo, highest hi) is `span[at]`, `span[at + 1]`: a typed array shared by the
+   * queues' ranges (EpochHazards.spans), so a conflict query reads every span from one array (and
+   * a double stored into an object field may take a new heap number per store, one into a
+   * Float64Array never does).
    */
-  private readonly span = Float64Array.of(Infinity, -Infinity);
+  constructor(
+    private readonly span: Float64Array,
+    private readonly at: number,
+  ) {
+    span[at] = Infinity;
+    span[at + 1] = -Infinity;
+  }
 
   add(lo: number, hi: number): void {
     if (hi <= lo) return;
     const L = this.lo;
     const H = this.hi;
     const span = this.span;
+    const a = this.at;
     const n = this.n;
-    if (lo < span[0]) span[0] = lo;
-    if (hi > span[1]) span[1] = hi;
+    if (lo < span[a]) span[a] = lo;
+    if (hi > span[a + 1]) span[a + 1] = hi;
     for (let i = 0; i < n; i++) {
       if (lo <= H[i] && L[i] <= hi) {
         if (lo < L[i]) L[i] = lo;
@@ -51,18 +61,13 @@ class Ranges {
       return;
     }
     // one span for everything
-    L[0] = span[0];
-    H[0] = span[1];
+    L[0] = span[a];
+    H[0] = span[a + 1];
     this.n = 1;
   }
 
-  /** True when [lo, hi) may overlap an interval: it overlaps the span. */
-  near(lo: number, hi: number): boolean {
-    return lo < this.span[1] && this.span[0] < hi;
-  }
-
   overlaps(lo: number, hi: number): boolean {
-    if (!(lo < this.span[1] && this.span[0] < hi)) return false;
+    if (!(lo < this.span[this.at + 1] && this.span[this.at] < hi)) return false;
     const L = this.lo;
     const H = this.hi;
     for (let i = 0, n = this.n; i < n; i++) if (lo < H[i] && L[i] < hi) return true;
@@ -71,8 +76,8 @@ class Ranges {
 
   clear(): void {
     this.n = 0;
-    this.span[0] = Infinity;
-    this.span[1] = -Infinity;
+    this.span[this.at] = Infinity;
+    this.span[this.at + 1] = -Infinity;
   }
 }
 
@@ -92,6 +97,8 @@ export class EpochHazards {
   private readonly reads: Ranges[];
   private readonly writes: Ranges[];
   private readonly used: Uint8Array;
+  /** Per queue q: the span of its reads at 4q, 4q + 1, of its writes at 4q + 2, 4q + 3. */
+  private readonly spans: Float64Array;
   /** One row of ranges, for the calls that pass them as numbers. */
   private readonly one: RowRanges = {
     srcLo: new Float64Array(1),
@@ -101,8 +108,9 @@ export class EpochHazards {
   };
 
   constructor(queues: number) {
-    this.reads = Array.from({ length: queues }, () => new Ranges());
-    this.writes = Array.from({ length: queues }, () => new Ranges());
+    this.spans = new Float64Array(4 * queues);
+    this.reads = Array.from({ length: queues }, (_, q) => new Ranges(this.spans, 4 * q));
+    this.writes = Array.from({ length: queues }, (_, q) => new Ranges(this.spans, 4 * q + 2));
     this.used = new Uint8Array(queues);
   }
 
@@ -121,12 +129,18 @@ export class EpochHazards {
     const dLo = t.dstLo[d];
     const dHi = t.dstHi[d];
     const used = this.used;
+    const S = this.spans;
     for (let q = 0; q < used.length; q++) {
       if (q === queue || used[q] === 0) continue;
+      // the spans first: a range clear of a span overlaps none of its intervals
+      const rLo = S[4 * q];
+      const rHi = S[4 * q + 1];
+      const wLo = S[4 * q + 2];
+      const wHi = S[4 * q + 3];
+      if (!(sLo < wHi && wLo < sHi) && !(dLo < wHi && wLo < dHi) && !(dLo < rHi && rLo < dHi))
+        continue;
       const w = this.writes[q];
       const r = this.reads[q];
-      // the spans first: a range clear of a span overlaps none of its intervals
-      if (!w.near(sLo, sHi) && !w.near(dLo, dHi) && !r.near(dLo, dHi)) continue;
       if (w.overlaps(sLo, sHi)) return true; // read after write
       if (w.overlaps(dLo, dHi)) return true; // write after write
       if (r.overlaps(dLo, dHi)) return true; // write after read

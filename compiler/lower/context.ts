@@ -20,6 +20,7 @@ import type { Backend, BackendAvailability } from './backend.ts';
 import type { EmitContext } from './emit.ts';
 import { walkOf, type Walk } from './expand.ts';
 import { DGE_SHAPE_DEPTH, depthOf, dgeShapeOf, type Nest } from './shape.ts';
+import type { PlannedMemo } from './planned.ts';
 import type { LoweredStream, PacketInfo } from './types.ts';
 
 /** The options of one lower() call, resolved and checked. */
@@ -47,6 +48,8 @@ export interface LowerCtx {
    * are doubles: passed in a Float64Array, they need no heap number per DMA between functions.
    */
   ranges: Float64Array;
+  /** The planned-DMA memo (planned.ts), or null: every DMA through lowerDma. */
+  planned: PlannedMemo | null;
 }
 
 /** The slots of LowerCtx.ranges: the four byte ranges, then the two start addresses. */

@@ -46,6 +46,7 @@ import {
 } from './context.ts';
 import { COMPUTE_OP, transferDir, type EmitContext } from './emit.ts';
 import { lowerIndexed } from './indexed.ts';
+import { PlannedMemo } from './planned.ts';
 import { DmaTable } from './table.ts';
 import {
   DEFAULT_MAX_DESC_PER_PACKET,
@@ -93,6 +94,7 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
     hostPlans: newHostPlans(),
     regionBounds: regionBounds(m),
     ranges: new Float64Array(ROW_SLOTS),
+    planned: opts.planMemo === false ? null : new PlannedMemo(),
   };
   for (const [k, v] of [
     ['maxDescPerPacket', ctx.maxPerPacket],
@@ -178,9 +180,13 @@ export function lower(m: Module, opts: LowerOptions = {}): LoweredProgram {
 function lowerBlock(ctx: LowerCtx, ids: Int32Array, table: DmaTable): void {
   const c = ctx.m.columns;
   const instrs = ctx.m.instrs;
+  const memo = ctx.planned;
   for (let k = 0; k < ids.length; k++) {
     const id = ids[k];
-    if (isLoweredAt(c, id)) lowerDma(ctx, instrs[id], table);
+    if (!isLoweredAt(c, id)) continue;
+    const I = instrs[id];
+    // a DMA of a signature a compact row was made of: its addresses and bounds only (planned.ts)
+    if (memo === null || !memo.lower(ctx, I, table)) lowerDma(ctx, I, table);
   }
 }
 
@@ -484,5 +490,8 @@ function lowerPlanned(
   r[ROW_SRC_ADDR] = startAddress(src, elemSize);
   r[ROW_DST_ADDR] = startAddress(dst, elemSize);
   checkPlanBounds(ctx, I, plan, src, dst, r);
-  return table.addPlan(I, 'none', plan, r, bytes, priorityClass, 0, COMPUTE_OP[I.dstReduce]);
+  const computeOp = COMPUTE_OP[I.dstReduce];
+  const row = table.addPlan(I, 'none', plan, r, bytes, priorityClass, 0, computeOp);
+  if (ctx.planned !== null) ctx.planned.remember(I, plan, bytes, priorityClass, computeOp);
+  return row;
 }

@@ -262,7 +262,7 @@ export class DmaTable {
   ): number {
     const i = this.n++;
     this.instrId[i] = I.id;
-    this.queue[i] = I.queue!.index;
+    this.queue[i] = I.cols.queue[I.id]; // I.queue's index (the lowering rejects a DMA with none)
     if (backend !== 'none') this.backend[i] = BACKENDS.indexOf(backend); // BACKEND_NONE is 0
     this.descriptors[i] = descriptors;
     this.bytes[i] = bytes;
@@ -341,16 +341,19 @@ export class DmaTable {
     return r === null ? NONE : r.reduceDescriptors;
   }
 
-  /** The number of walks of row i. */
+  /**
+   * The number of walks of row i. A compact row's are its plan's (a record materialised from it
+   * holds the same), so its plan answers first.
+   */
   walksOf(i: number): number {
-    const r = this.recordAt(i);
-    return r !== null ? r.walks.length : this.planOf(i).walks.length;
+    const p = this.planAt[i];
+    return p > 0 ? this.planList[p - 1].walks.length : this.recordAt(i)!.walks.length;
   }
 
-  /** BD pairs of walk k of row i. */
+  /** BD pairs of walk k of row i (a compact row's: its plan's, as walksOf). */
   piecesOf(i: number, k: number): number {
-    const r = this.recordAt(i);
-    return r !== null ? r.pieces[k] : this.planOf(i).counts[k];
+    const p = this.planAt[i];
+    return p > 0 ? this.planList[p - 1].counts[k] : this.recordAt(i)!.pieces[k];
   }
 
   /**
@@ -390,8 +393,10 @@ export class DmaTable {
    * expansion). Returns false, writing nothing, for any other row (expand its walk instead).
    */
   movePieces(i: number, k: number, stream: DescriptorStream): boolean {
-    if (this.recordAt(i) !== null) return false;
-    const plan = this.planOf(i);
+    // a compact row (materialised or not: a record made from a plan holds the plan's walks)
+    const at = this.planAt[i];
+    if (at === 0) return false;
+    const plan = this.planList[at - 1];
     let p: PlanPieces | null | undefined;
     if (plan === this.piecesPlan) p = this.lastPieces;
     else {

@@ -40,6 +40,12 @@ export interface LowerOptions {
    */
   compact?: boolean;
   /**
+   * Lower a compact DMA whose signature (tensors, pattern dims, queue, QoS class, route,
+   * transpose, reduce) a compact row was made of already by its addresses and bounds alone
+   * (planned.ts; default true). false runs every DMA through every check: the same rows.
+   */
+  planMemo?: boolean;
+  /**
    * The packet byte size of a DMA (0: packets are bounded by maxDescPerPacket only): the flow
    * gives the DGE host table's per-class bytes per packet (+0x18) and the CCE prio cap here
    * (flow/host-tables.ts). May throw LOWER_ERROR.

@@ -1,7 +1,9 @@
 /** Fixtures of the lowering tests: small programs built with ProgramBuilder, compiled and lowered. */
+import { AccessPattern } from '../../../compiler/ir/access-pattern.ts';
 import { ProgramBuilder, type BlockBuilder } from '../../../compiler/ir/builder.ts';
+import { NxdmaError } from '../../../common/errors.ts';
 import type { ArchLevel } from '../../../compiler/ir/enums.ts';
-import type { Module } from '../../../compiler/ir/module.ts';
+import type { Instr, Module } from '../../../compiler/ir/module.ts';
 import type { ProgramOptionsInput } from '../../../compiler/ir/program.ts';
 import { compile } from '../../../compiler/passes/pipeline.ts';
 import type { AffineWalk } from '../../../compiler/lower/expand.ts';
@@ -112,3 +114,62 @@ export const TEN_PIECES: AffineWalk = {
   dstNum: [10],
   dstStep: [1],
 };
+
+/** Everything a lowered program shows, its records made from the table. */
+export function shown(p: LoweredProgram) {
+  const t = p.table;
+  const rows = [];
+  for (let i = 0; i < t.size; i++) {
+    const walks = [];
+    for (let k = 0; k < t.walksOf(i); k++)
+      walks.push({ walk: { ...t.walk(i, k) }, pieces: t.piecesOf(i, k) });
+    rows.push({
+      queue: t.queue[i],
+      descriptors: t.descriptors[i],
+      bytes: t.bytes[i],
+      dge: t.dgeDescriptors[i],
+      ranges: [t.srcLo[i], t.srcHi[i], t.dstLo[i], t.dstHi[i]],
+      packetBytes: t.packetBytes[i],
+      maxWalk: t.maxWalk[i],
+      backend: t.backendOf(i),
+      reduce: t.reduce[i],
+      label: t.labelOf(i),
+      reduceDescriptors: t.reduceOf(i),
+      walks,
+    });
+  }
+  return {
+    rows,
+    dmas: p.dmas,
+    blocks: p.blocks.map((b) => ({ ...b, dmas: b.dmas })),
+    queues: p.queues.map((q) => ({ ...q, dmas: q.dmas })),
+    totals: p.totals,
+    maxDescPerPacket: p.maxDescPerPacket,
+  };
+}
+
+/** shown(lower(m, opts)), or the LOWER_ERROR (any NxdmaError) lower() throws, as JSON. */
+export function shownOrError(m: Module, opts: LowerOptions) {
+  try {
+    return shown(lower(m, opts));
+  } catch (e) {
+    if (!(e instanceof NxdmaError)) throw e;
+    return { error: e.toJSON() };
+  }
+}
+
+/** Moves instruction I's `side` pattern by `shift` elements (same dims and shape id). */
+export function movePattern(I: Instr, side: 'src' | 'dst', shift: number): void {
+  const ap = I[side]!;
+  I[side] = new AccessPattern(
+    ap.tensor,
+    ap.offset + shift,
+    ap.partStep,
+    ap.partNum,
+    ap.free,
+    ap.scalarOffset,
+    ap.vectorOffset,
+    ap.indirect,
+    ap.shapeId,
+  );
+}

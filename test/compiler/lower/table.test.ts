@@ -1,14 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AccessPattern } from '../../../compiler/ir/access-pattern.ts';
 import { BACKENDS, BACKEND_NONE } from '../../../compiler/lower/backend.ts';
 import { lower } from '../../../compiler/lower/lower.ts';
-import type { LoweredProgram } from '../../../compiler/lower/types.ts';
 import { compileProgram } from '../../../compiler/passes/pipeline.ts';
-import { NxdmaError } from '../../../common/errors.ts';
 import { dataPathRules, hostTablesOf } from '../../../flow/host-tables.ts';
 import { flowMock, runFlow } from '../../../flow/index.ts';
 import { randomProgram } from '../../flow/random-program.ts';
+import { movePattern, shown, shownOrError } from './helpers.ts';
 
 const knobs = fc.record({
   seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
@@ -16,39 +14,6 @@ const knobs = fc.record({
   dge: fc.boolean(),
   arch: fc.constantFrom(30 as const, 40 as const),
 });
-
-/** Everything a lowered program shows, its records made from the table. */
-function shown(p: LoweredProgram) {
-  const t = p.table;
-  const rows = [];
-  for (let i = 0; i < t.size; i++) {
-    const walks = [];
-    for (let k = 0; k < t.walksOf(i); k++)
-      walks.push({ walk: { ...t.walk(i, k) }, pieces: t.piecesOf(i, k) });
-    rows.push({
-      queue: t.queue[i],
-      descriptors: t.descriptors[i],
-      bytes: t.bytes[i],
-      dge: t.dgeDescriptors[i],
-      ranges: [t.srcLo[i], t.srcHi[i], t.dstLo[i], t.dstHi[i]],
-      packetBytes: t.packetBytes[i],
-      maxWalk: t.maxWalk[i],
-      backend: t.backendOf(i),
-      reduce: t.reduce[i],
-      label: t.labelOf(i),
-      reduceDescriptors: t.reduceOf(i),
-      walks,
-    });
-  }
-  return {
-    rows,
-    dmas: p.dmas,
-    blocks: p.blocks.map((b) => ({ ...b, dmas: b.dmas })),
-    queues: p.queues.map((q) => ({ ...q, dmas: q.dmas })),
-    totals: p.totals,
-    maxDescPerPacket: p.maxDescPerPacket,
-  };
-}
 
 describe('lowering table: compact rows', () => {
   it('a compact table shows the records, walks and columns of one that keeps every record', () => {
@@ -127,30 +92,10 @@ describe('lowering table: compact rows', () => {
           // move one DMA's pattern by `shift` elements (same shape id: the plan cache's key)
           const dmas = m.instrs.filter((I) => I.src !== null && I.dst !== null);
           fc.pre(dmas.length > 0);
-          const I = dmas[pick % dmas.length];
-          const ap = I[side]!;
-          const moved = new AccessPattern(
-            ap.tensor,
-            ap.offset + shift,
-            ap.partStep,
-            ap.partNum,
-            ap.free,
-            ap.scalarOffset,
-            ap.vectorOffset,
-            ap.indirect,
-            ap.shapeId,
-          );
-          (I as { src: AccessPattern | null; dst: AccessPattern | null })[side] = moved;
+          movePattern(dmas[pick % dmas.length], side, shift);
           // a ring of 1 or 2 descriptors: bound layer 3 for most walks
           const ringSize = ring <= 2 ? ring : undefined;
-          const low = (compact: boolean) => {
-            try {
-              return shown(lower(m, { compact, ringSize }));
-            } catch (e) {
-              if (!(e instanceof NxdmaError)) throw e;
-              return { error: e.toJSON() };
-            }
-          };
+          const low = (compact: boolean) => shownOrError(m, { compact, ringSize });
           const a = low(true);
           if ('error' in a) failures++;
           else passes++;
