@@ -224,6 +224,7 @@ function digest(a: Uint8Array | Uint32Array): string {
 /** Everything observable of the engine and its memory. */
 function observe(r: Rig): unknown {
   const { dev, u } = r;
+  const pipe = (u as unknown as { pipeline: { txPref: object; rxPref: object } }).pipeline;
   return {
     cycle: u.cycle,
     packets: u.packetsServed,
@@ -238,6 +239,8 @@ function observe(r: Rig): unknown {
     arbiter: [u.arbiter.deficit, u.arbiter.rounds, u.arbiter.ready, u.arbiter.cost].map((a) =>
       Array.from(a),
     ),
+    // (the prefetch arbiters' round-robin pointers, kept privately by the pipeline)
+    prefetchArbiters: [pipe.txPref, pipe.rxPref].map((a) => ({ ...a })),
   };
 }
 
