@@ -8,8 +8,11 @@
  * The held copies are pairwise independent: none writes a byte another one reads or writes. So
  * moving them later, in any order, leaves the bytes moving each when its DMA ran leaves, as long
  * as nothing in between reads or writes their bytes. A new copy that continues a held one on both
- * sides joins it when the joined copy stays disjoint and independent of the others; one
- * independent of all of them is held beside them; any other first moves every held copy. Whoever
+ * sides joins it when the joined copy stays disjoint and independent of the others. A new copy
+ * that repeats part of a held one (its bytes at the same distance from their destination) moves
+ * nothing more: held copies change neither side, so it would write what that one writes, and its
+ * destination is marked when that one is moved. One independent of all of them is held beside
+ * them; any other first moves every held copy. Whoever
  * reads or writes the image otherwise (another kind of DMA, the end of the run, a reader of the
  * image) moves them first (`flush`).
  */
@@ -56,6 +59,11 @@ export class HeldCopies {
     let free = true; // independent of every held copy
     for (let i = 0; i < n; i++) {
       const l = L[i];
+      const at = src - S[i];
+      if (at >= 0 && at + len <= l && D[i] + at === dst && this.mask[i] === mask) {
+        // a repeat of part of a held copy: moving that part again leaves the bytes it leaves
+        return;
+      }
       if (join < 0 && S[i] + l === src && D[i] + l === dst && this.mask[i] === mask) {
         // the joined copy: [S[i], src + len) to [D[i], dst + len), its two ranges disjoint
         if (!overlaps(S[i], l + len, D[i], l + len)) {

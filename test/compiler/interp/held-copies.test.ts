@@ -130,6 +130,48 @@ describe('reference interpreter: copies held back and moved together', () => {
     );
   });
 
+  it('a copy that repeats part of a held one (or nearly does) leaves what moving it again leaves', () => {
+    // repeats of a sub-range of an earlier run, the destination shifted by `shift` elements
+    const repeatArb = fc.record({
+      of: fc.nat(4),
+      first: fc.nat(6),
+      tiles: fc.integer({ min: 1, max: 6 }),
+      shift: fc.constantFrom(0, 0, 0, 1, -1, 4),
+      swap: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(runArb, { minLength: 1, maxLength: 3 }),
+        fc.array(repeatArb, { minLength: 1, maxLength: 4 }),
+        fc.array(otherArb, { maxLength: 4 }),
+        seedArb,
+        (runs, repeats, others, seed) => {
+          const all = [...runs];
+          for (const r of repeats) {
+            const base = runs[r.of % runs.length];
+            const tile = base.len * base.parts;
+            const src = base.src + r.first * tile;
+            const dst = Math.max(0, base.dst + r.first * tile + r.shift);
+            const from = r.swap ? base.to : base.from;
+            const to = r.swap ? base.from : base.to;
+            all.push({
+              ...base,
+              src: r.swap ? dst : src,
+              dst: r.swap ? src : dst,
+              from,
+              to,
+              tiles: r.tiles,
+            });
+          }
+          const m = tileProgram(all, others);
+          fc.pre(m !== null);
+          expectSameAsUnheld(m!, seed);
+        },
+      ),
+      { seed: 20261223, numRuns: 500 },
+    );
+  });
+
   it('a DMA that leaves its region after held copies throws, and leaves the bytes, it does unheld', () => {
     fc.assert(
       fc.property(fc.array(runArb, { minLength: 1, maxLength: 3 }), seedArb, (runs, seed) => {
@@ -175,5 +217,23 @@ describe('reference interpreter: copies held back and moved together', () => {
     ])
       want.fill(1, lo, hi);
     expect([...mask]).toEqual([...want]);
+  });
+
+  it('a copy inside a held one at the same distance moves nothing more; at another distance it conflicts', () => {
+    const arena = new Uint8Array(64).map((_, i) => i);
+    const mask = new Uint8Array(64);
+    const marks = new WrittenMarks();
+    const h = new HeldCopies(arena, marks);
+    h.add(0, 32, 8, mask, 32);
+    h.add(16, 48, 4, mask, 48);
+    h.add(2, 34, 4, mask, 34); // bytes 2..5 again to 34..37: a repeat, still held as it was
+    expect(h.size).toBe(2);
+    expect(arena[34]).toBe(34); // nothing moved yet
+    h.add(2, 35, 4, mask, 35); // the same bytes one further on: writes what the first one writes
+    expect(h.size).toBe(1);
+    expect([...arena.subarray(32, 40)]).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    h.flush();
+    marks.flush();
+    expect([...arena.subarray(32, 40)]).toEqual([0, 1, 2, 2, 3, 4, 5, 7]);
   });
 });
