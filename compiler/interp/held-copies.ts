@@ -12,9 +12,8 @@
  * that repeats part of a held one (its bytes at the same distance from their destination) moves
  * nothing more: held copies change neither side, so it would write what that one writes, and its
  * destination is marked when that one is moved. One independent of all of them is held beside
- * them; any other first moves every held copy. Whoever
- * reads or writes the image otherwise (another kind of DMA, the end of the run, a reader of the
- * image) moves them first (`flush`).
+ * them; any other first moves every held copy. Whoever reads or writes the image otherwise
+ * (another kind of DMA, the end of the run, a reader of the image) moves them first (`flush`).
  */
 import type { WrittenMarks } from './marks.ts';
 
