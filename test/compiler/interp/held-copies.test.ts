@@ -172,6 +172,49 @@ describe('reference interpreter: copies held back and moved together', () => {
     );
   });
 
+  it('copies of more shapes between the same tensors than pairs kept leave what unheld copies leave', () => {
+    // 36 shapes (partition [len, parts] x free [[1, len]]) between two tensors, three copies of
+    // each, in random order at random offsets: a pair's first copy makes its plan, the next ones
+    // are held; more pairs of shapes than HoldPairs has slots, so some share one
+    const shapes: [number, number][] = [];
+    for (let len = 1; len <= 9; len++)
+      for (let parts = 1; parts <= 4; parts++) shapes.push([len, parts]);
+    const copyArb = fc.record({
+      order: fc.nat(1000),
+      src: fc.nat(1000),
+      dst: fc.nat(1000),
+      back: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(copyArb, { minLength: 108, maxLength: 108 }),
+        seedArb,
+        (copies, seed) => {
+          const b = new ProgramBuilder({ name: 'shapes', arch: 30 });
+          b.region({ name: 'sb', type: 'sb', base: 0x2000_0000, size: 0x200 });
+          b.tensor({ name: 'a', region: 'sb', dtype: 'fp32', shape: [64], init: [] });
+          b.tensor({ name: 'b', region: 'sb', offset: 0x100, dtype: 'fp32', shape: [64] });
+          const e = b.function('main').block('e');
+          const order = copies.map((c, i) => [c.order, i] as const).sort((x, y) => x[0] - y[0]);
+          for (const [, i] of order) {
+            const [len, parts] = shapes[i % shapes.length];
+            const n = len * parts;
+            const ap = (tensor: string, offset: number) => ({
+              tensor,
+              offset: offset % (65 - n),
+              partition: [len, parts] as [number, number],
+              free: [[1, len]] as [number, number][],
+            });
+            const [from, to] = copies[i].back ? ['b', 'a'] : ['a', 'b'];
+            e.copy({ src: ap(from, copies[i].src), dst: ap(to, copies[i].dst) });
+          }
+          expectSameAsUnheld(b.build(), seed);
+        },
+      ),
+      { seed: 20261224, numRuns: 300 },
+    );
+  });
+
   it('a DMA that leaves its region after held copies throws, and leaves the bytes, it does unheld', () => {
     fc.assert(
       fc.property(fc.array(runArb, { minLength: 1, maxLength: 3 }), seedArb, (runs, seed) => {
