@@ -313,22 +313,22 @@ export interface InterpretOptions {
 }
 
 /**
- * Holds DMA I back in `held` when copyRuns would move it as one stretch in one byte copy with
- * its source and destination disjoint (same dtype, no reduce, a kept plan of one stretch, both
- * tensors in regions of the arena, the stretch inside them); returns false, having changed
- * nothing, for any other DMA. A pair of patterns that held a copy is kept in `pairs`: the next
+ * Holds DMA I (its patterns `src` and `dst`) back in `held` when copyRuns would move it as one
+ * stretch in one byte copy with its source and destination disjoint (same dtype, no reduce, a kept
+ * plan of one stretch, both tensors in regions of the arena, the stretch inside them); returns
+ * false, having changed nothing, for any other DMA. A pair of patterns that held a copy is kept in `pairs`: the next
  * DMA of the pair holds its copy from its two first elements.
  */
 function holdCopy(
   I: Instr,
+  src: AccessPattern,
+  dst: AccessPattern,
   image: MemoryImage,
   written: Uint8Array[],
   scratch: InterpScratch,
   held: HeldCopies,
   pairs: HoldPairs,
 ): boolean {
-  const src = I.src!;
-  const dst = I.dst!;
   if (I.dstReduce !== DstReduce.none) return false;
   if (!holdable(src) || !holdable(dst)) return false;
   const k = pairs.slot(src, dst);
@@ -423,16 +423,18 @@ export function interpret(
         // an index walk, as for-of walks the array (no iterator object per instruction)
         for (let k = 0; k < list.length; k++) {
           const I = list[k];
-          if (!isDMAFamily(I.op) || I.src === null || I.dst === null) continue;
-          let n = I.src.numElements;
-          if (held === null || !holdCopy(I, image, written, scratch, held, pairs)) {
+          const src = I.src;
+          const dst = I.dst;
+          if (!isDMAFamily(I.op) || src === null || dst === null) continue;
+          let n = src.numElements;
+          if (held === null || !holdCopy(I, src, dst, image, written, scratch, held, pairs)) {
             // any other DMA sees the held copies' bytes moved
             if (held !== null && held.size > 0) held.flush();
             n = interpretDma(I, image, written, scratch);
           }
           dmas++;
           elements += n;
-          bytes += n * I.dst.elemSize;
+          bytes += n * dst.tensor.elemSize;
         }
       }
     }
