@@ -100,6 +100,14 @@ function tileProgram(
   return made > 0 ? b.build() : null;
 }
 
+/** Held copies over a 64-byte arena holding 0..63, with one written mask of 64 bytes. */
+function heldOver64() {
+  const arena = new Uint8Array(64).map((_, i) => i);
+  const mask = new Uint8Array(64);
+  const marks = new WrittenMarks();
+  return { arena, mask, marks, h: new HeldCopies(arena, marks) };
+}
+
 describe('reference interpreter: copies held back and moved together', () => {
   const runArb = fc.record({
     len: fc.constantFrom(1, 2, 4),
@@ -234,10 +242,7 @@ describe('reference interpreter: copies held back and moved together', () => {
   });
 
   it('joins a copy that continues a held one, holds independent ones side by side, and moves on a conflict', () => {
-    const arena = new Uint8Array(64).map((_, i) => i);
-    const mask = new Uint8Array(64);
-    const marks = new WrittenMarks();
-    const h = new HeldCopies(arena, marks);
+    const { arena, mask, marks, h } = heldOver64();
     h.add(0, 32, 4, mask, 32);
     h.add(4, 36, 4, mask, 36); // continues it on both sides: joined
     expect(h.size).toBe(1);
@@ -263,10 +268,7 @@ describe('reference interpreter: copies held back and moved together', () => {
   });
 
   it('a copy inside a held one at the same distance moves nothing more; at another distance it conflicts', () => {
-    const arena = new Uint8Array(64).map((_, i) => i);
-    const mask = new Uint8Array(64);
-    const marks = new WrittenMarks();
-    const h = new HeldCopies(arena, marks);
+    const { arena, mask, marks, h } = heldOver64();
     h.add(0, 32, 8, mask, 32);
     h.add(16, 48, 4, mask, 48);
     h.add(2, 34, 4, mask, 34); // bytes 2..5 again to 34..37: a repeat, still held as it was
