@@ -20,10 +20,11 @@
  */
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { DstReduce } from '../ir/enums.ts';
+import type { AccessPattern } from '../ir/access-pattern.ts';
 import type { Instr, Module } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
 import { CopyPlans, cutStretches, stretchesFor, type Stretches } from './copy-plan.ts';
-import { HeldCopies } from './held-copies.ts';
+import { HeldCopies, HoldPairs } from './held-copies.ts';
 import { WrittenMarks } from './marks.ts';
 import { elementAddresses, firstElement, indexRegionOf, runsFrom } from './walk.ts';
 import {
@@ -312,25 +313,60 @@ export interface InterpretOptions {
 }
 
 /**
- * Holds DMA I back in `held` when copyRuns would move it as one stretch in one byte copy with
- * its source and destination disjoint (same dtype, no reduce, a kept plan of one stretch, both
- * tensors in regions of the arena, the stretch inside them); returns false, having changed
- * nothing, for any other DMA.
+ * Holds DMA I (its patterns `src` and `dst`) back in `held` when copyRuns would move it as one
+ * stretch in one byte copy with its source and destination disjoint (same dtype, no reduce, a kept
+ * plan of one stretch, both tensors in regions of the arena, the stretch inside them); returns
+ * false, having changed nothing, for any other DMA. A pair of patterns that held a copy is kept in `pairs`: the next
+ * DMA of the pair holds its copy from its two first elements.
  */
 function holdCopy(
   I: Instr,
+  src: AccessPattern,
+  dst: AccessPattern,
   image: MemoryImage,
   written: Uint8Array[],
   scratch: InterpScratch,
   held: HeldCopies,
+  pairs: HoldPairs,
 ): boolean {
-  const src = I.src!;
-  const dst = I.dst!;
+  if (I.dstReduce !== DstReduce.none) return false;
+  if (!holdable(src) || !holdable(dst)) return false;
+  const k = pairs.slot(src, dst);
+  const g = pairs.geo;
+  const b = k * 8;
+  if (!pairs.holds(k, src, dst) && !keepPair(src, dst, image, scratch, pairs, k)) return false;
+  const es = src.tensor.elemSize;
+  const s = g[b] + firstElement(src) * es;
+  const d = g[b + 3] + firstElement(dst) * es;
+  const len = g[b + 7];
+  if (s < g[b + 1] || s > g[b + 2] || d < g[b + 4] || d > g[b + 5]) return false;
+  if (s < d + len && d < s + len) return false;
+  held.add(s, d, len, written[pairs.dstRegion[k]], d - g[b + 6]);
+  return true;
+}
+
+/** A pattern whose copy plan is a function of its shape (CopyPlans): no index tensor. */
+function holdable(ap: AccessPattern): boolean {
+  return ap.shapeId >= 0 && ap.vectorOffset === null && ap.indirect === null;
+}
+
+/**
+ * Keeps the pair of `src` and `dst` in slot `k` of `pairs` when a copy between them can be held
+ * (same dtype, at least 2 elements on both sides, a kept plan of one stretch, both tensors in
+ * regions of the arena); false otherwise, `pairs` unchanged.
+ */
+function keepPair(
+  src: AccessPattern,
+  dst: AccessPattern,
+  image: MemoryImage,
+  scratch: InterpScratch,
+  pairs: HoldPairs,
+  k: number,
+): boolean {
   const n = src.numElements;
   const st = src.tensor;
   const dt = dst.tensor;
   if (n < 2 || dst.numElements !== n || st.dtype !== dt.dtype) return false;
-  if (I.dstReduce !== DstReduce.none) return false;
   const plan = scratch.plans!.get(src, dst);
   if (plan === null || plan.count !== 1) return false;
   const memo = scratch.regions!;
@@ -340,15 +376,21 @@ function holdCopy(
   const sr = image.regions[si];
   const dr = image.regions[di];
   const es = st.elemSize;
-  // the one stretch holds all n elements
-  const so = st.address + firstElement(src) * es + plan.stretches.src[0] - sr.base;
-  const dOff = dt.address + firstElement(dst) * es + plan.stretches.dst[0] - dr.base;
   const len = n * es;
-  if (so < 0 || so + len > sr.size || dOff < 0 || dOff + len > dr.size) return false;
-  const s = memo.arenaAt[si] + so;
-  const d = memo.arenaAt[di] + dOff;
-  if (s < d + len && d < s + len) return false;
-  held.add(s, d, len, written[di], dOff);
+  // element 0's stretch start in the arena; the stretch lies in its region from lo to hi
+  const sBase = memo.arenaAt[si];
+  const dBase = memo.arenaAt[di];
+  pairs.keep(k, src, dst, di);
+  const g = pairs.geo;
+  const b = k * 8;
+  g[b] = sBase + st.address + plan.stretches.src[0] - sr.base;
+  g[b + 1] = sBase;
+  g[b + 2] = sBase + sr.size - len;
+  g[b + 3] = dBase + dt.address + plan.stretches.dst[0] - dr.base;
+  g[b + 4] = dBase;
+  g[b + 5] = dBase + dr.size - len;
+  g[b + 6] = dBase;
+  g[b + 7] = len;
   return true;
 }
 
@@ -372,6 +414,7 @@ export function interpret(
     opts.hold !== false && opts.plans !== false && arena !== null
       ? new HeldCopies(arena, marks)
       : null;
+  const pairs = new HoldPairs();
   for (const f of m.functions) {
     for (const bb of f.blocks) {
       const iterations = bb.loop ? bb.loop.iterations : 1;
@@ -380,16 +423,18 @@ export function interpret(
         // an index walk, as for-of walks the array (no iterator object per instruction)
         for (let k = 0; k < list.length; k++) {
           const I = list[k];
-          if (!isDMAFamily(I.op) || I.src === null || I.dst === null) continue;
-          let n = I.src.numElements;
-          if (held === null || !holdCopy(I, image, written, scratch, held)) {
+          const src = I.src;
+          const dst = I.dst;
+          if (!isDMAFamily(I.op) || src === null || dst === null) continue;
+          let n = src.numElements;
+          if (held === null || !holdCopy(I, src, dst, image, written, scratch, held, pairs)) {
             // any other DMA sees the held copies' bytes moved
             if (held !== null && held.size > 0) held.flush();
             n = interpretDma(I, image, written, scratch);
           }
           dmas++;
           elements += n;
-          bytes += n * I.dst.elemSize;
+          bytes += n * dst.tensor.elemSize;
         }
       }
     }

@@ -154,7 +154,45 @@ export class TensorRegions {
   }
 }
 
-/** xorshift32, seeded per region: the fill of region i under `seed`. */
+/** One xorshift32 step of state x (int32). */
+function xorshift(x: number): number {
+  x ^= x << 13;
+  x ^= x >>> 17;
+  return x ^ (x << 5);
+}
+
+/** The image of state x under a linear map given as the images of the 32 one-bit states. */
+function mapState(cols: Int32Array, x: number): number {
+  let r = 0;
+  for (let b = 0; x !== 0; b++, x >>>= 1) if ((x & 1) !== 0) r ^= cols[b];
+  return r;
+}
+
+/**
+ * k xorshift32 steps as one map: a step is linear over GF(2)^32 (shifts and xors), so k steps are
+ * the step's matrix to the k-th power (by squaring), given as the images of the one-bit states.
+ */
+function stepsMap(k: number): Int32Array {
+  let power = new Int32Array(32);
+  let acc = new Int32Array(32);
+  for (let b = 0; b < 32; b++) {
+    power[b] = xorshift(1 << b);
+    acc[b] = 1 << b;
+  }
+  for (; k > 0; k = Math.floor(k / 2)) {
+    const p = power;
+    if (k % 2 === 1) acc = acc.map((v) => mapState(p, v));
+    power = power.map((v) => mapState(p, v));
+  }
+  return acc;
+}
+
+/**
+ * xorshift32, seeded per region: the fill of region i under `seed`, one state step per 32-bit
+ * word, then one per remaining byte. The words are written as four quarters side by side, each
+ * from the state the stream has at its first word (stepsMap jumps there): the same stream, four
+ * independent steps at a time.
+ */
 function fill(bytes: Uint8Array, seed: number): void {
   let x = (seed * 0x9e3779b1) >>> 0 || 0x12345678;
   const n = bytes.length;
@@ -163,11 +201,37 @@ function fill(bytes: Uint8Array, seed: number): void {
     bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, words) : null;
   let i = 0;
   if (w32 !== null) {
-    for (; i < words; i++) {
+    const q = words >>> 2;
+    const jump = stepsMap(q);
+    let a = x | 0;
+    let b = mapState(jump, a);
+    let c = mapState(jump, b);
+    let d = mapState(jump, c);
+    for (let k = 0; k < q; k++) {
+      a ^= a << 13;
+      a ^= a >>> 17;
+      a ^= a << 5;
+      w32[k] = a;
+      b ^= b << 13;
+      b ^= b >>> 17;
+      b ^= b << 5;
+      w32[q + k] = b;
+      c ^= c << 13;
+      c ^= c >>> 17;
+      c ^= c << 5;
+      w32[2 * q + k] = c;
+      d ^= d << 13;
+      d ^= d >>> 17;
+      d ^= d << 5;
+      w32[3 * q + k] = d;
+    }
+    // the last quarter's state is the stream's after 4q words
+    x = d;
+    for (i = 4 * q; i < words; i++) {
       x ^= x << 13;
       x ^= x >>> 17;
       x ^= x << 5;
-      w32[i] = x >>> 0;
+      w32[i] = x;
     }
     i *= 4;
   }

@@ -10,7 +10,14 @@
  */
 import { grown } from '../../common/typed-arrays.ts';
 import type { AccessPattern } from './access-pattern.ts';
-import { DGEType, DMAKind, DMAQoSClass, DstReduce, TransposeKind } from './enums.ts';
+import {
+  DGEType,
+  DMAKind,
+  DMAQoSClass,
+  DstReduce,
+  InstructionType,
+  TransposeKind,
+} from './enums.ts';
 import type { DmaQueue, Module, Tensor } from './module.ts';
 
 /** Access-pattern flags of the `ap` column (source bits; destination bits are shifted by 4). */
@@ -33,6 +40,8 @@ function apFlags(ap: AccessPattern): number {
 export class InstrColumns {
   /** Instructions held (ids 0..size-1). */
   size = 0;
+  /** CollectiveCompute instructions among them (an instruction's opcode never changes). */
+  collectives = 0;
   op = new Uint16Array(64);
   engine = new Uint8Array(64);
   subId = new Int32Array(64);
@@ -74,6 +83,7 @@ export class InstrColumns {
     if (this.size === this.op.length) this.grow();
     const id = this.size++;
     this.op[id] = op;
+    if (op === InstructionType.CollectiveCompute) this.collectives++;
     this.engine[id] = engine;
     this.subId[id] = subId;
     this.dgeType[id] = DGEType.Unassigned;

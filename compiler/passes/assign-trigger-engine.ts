@@ -12,7 +12,8 @@
  *
  * The scheduled IDs and the CC maps are built in a first walk over the whole module, before any
  * engine moves (docs/compiler.md "assign_trigger_engine maps"): every instruction has its ID when a
- * writer is looked up, and a DMA that feeds a later collective finds it.
+ * writer is looked up, and a DMA that feeds a later collective finds it. The walk reads no engine,
+ * so in a module without a collective it runs when a producer save first needs the IDs.
  */
 import { type InstrColumns, type TensorFacts, tensorFacts } from '../ir/columns.ts';
 import { DGEType, EngineType, InstructionType, MemoryType, type TensorKind } from '../ir/enums.ts';
@@ -36,16 +37,20 @@ export interface CcMaps {
 
 const NO_TENSORS: readonly Tensor[] = [];
 
-/** AssignIdsAndCcLocs over the whole module: scheduled IDs (walk order) and the CC maps. */
-export function assignIdsAndCcLocs(m: Module): { idOf: Int32Array; cc: CcMaps } {
-  const idOf = new Int32Array(m.instrs.length).fill(-1);
-  const nT = m.tensors.length;
-  const cc: CcMaps = {
+/** CC maps with no storage of any collective, over `nT` tensors. */
+function emptyCcMaps(nT: number): CcMaps {
+  return {
     result: new Array<Instr | null>(nT).fill(null),
     arg: new Array<Instr | null>(nT).fill(null),
     resultId: new Int32Array(nT).fill(-1),
     argId: new Int32Array(nT).fill(-1),
   };
+}
+
+/** AssignIdsAndCcLocs over the whole module: scheduled IDs (walk order) and the CC maps. */
+export function assignIdsAndCcLocs(m: Module): { idOf: Int32Array; cc: CcMaps } {
+  const idOf = new Int32Array(m.instrs.length).fill(-1);
+  const cc = emptyCcMaps(m.tensors.length);
   // record_cc_locations: DenseMap::insert keeps the first collective seen per storage
   const record = (map: Int32Array, objs: (Instr | null)[], t: number, id: number) => {
     if (map[t] === -1) {
@@ -154,11 +159,18 @@ export const assignTriggerEngine: Pass = {
     'choose the trigger engine of DMAs on EngineType::DMA (CC engine, then producer engine); IO-queue limiting tail',
   run(ctx: PassContext): void {
     const m = ctx.module;
-    // Stage 1: scheduled IDs + CC maps
-    const { idOf, cc } = assignIdsAndCcLocs(m);
+    const c = m.columns;
+    // Stage 1: scheduled IDs + CC maps. Neither depends on an engine, so the walk that makes them
+    // may run at any point before they are first read: up front when the module holds a
+    // collective (every DMA looks its storage up), else when a producer save first finds a writer
+    // (the one reader of the IDs). Without a collective the CC maps are empty: no DMA touches CC
+    // storage, and the CC arm is not tried.
+    const hasCC = c.collectives > 0;
+    let idOf: Int32Array | null = null;
+    let cc: CcMaps | null = null;
+    if (hasCC) ({ idOf, cc } = assignIdsAndCcLocs(m));
 
     // Stage 2/3: the dispatch, walking each block in order with the last writer of each tensor
-    const c = m.columns;
     const tf = tensorFacts(m);
     const { op, engine, subId, dgeType, srcTensor, dstTensor } = c;
     const nT = m.tensors.length;
@@ -179,12 +191,13 @@ export const assignTriggerEngine: Pass = {
           if (isDMAFamily(op[id])) {
             visited++;
             if (engine[id] === EngineType.DMA) {
-              if (tryAssignToCCEngine(c, id, cc)) {
+              if (hasCC && tryAssignToCCEngine(c, id, cc!)) {
                 movedToCC++;
               } else if (isProducerSave(c, tf, id)) {
                 const t = srcTensor[id];
                 const w = writerGen[t] === gen ? lastWriter[t] : -1;
-                if (w !== -1 && idOf[w] < idOf[id]) {
+                if (w !== -1) idOf ??= assignIdsAndCcLocs(m).idOf;
+                if (w !== -1 && idOf![w] < idOf![id]) {
                   engine[id] = engine[w];
                   subId[id] = subId[w];
                   assignedToProducer++;

@@ -100,6 +100,14 @@ function tileProgram(
   return made > 0 ? b.build() : null;
 }
 
+/** Held copies over a 64-byte arena holding 0..63, with one written mask of 64 bytes. */
+function heldOver64() {
+  const arena = new Uint8Array(64).map((_, i) => i);
+  const mask = new Uint8Array(64);
+  const marks = new WrittenMarks();
+  return { arena, mask, marks, h: new HeldCopies(arena, marks) };
+}
+
 describe('reference interpreter: copies held back and moved together', () => {
   const runArb = fc.record({
     len: fc.constantFrom(1, 2, 4),
@@ -130,6 +138,91 @@ describe('reference interpreter: copies held back and moved together', () => {
     );
   });
 
+  it('a copy that repeats part of a held one (or nearly does) leaves what moving it again leaves', () => {
+    // repeats of a sub-range of an earlier run, the destination shifted by `shift` elements
+    const repeatArb = fc.record({
+      of: fc.nat(4),
+      first: fc.nat(6),
+      tiles: fc.integer({ min: 1, max: 6 }),
+      shift: fc.constantFrom(0, 0, 0, 1, -1, 4),
+      swap: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(runArb, { minLength: 1, maxLength: 3 }),
+        fc.array(repeatArb, { minLength: 1, maxLength: 4 }),
+        fc.array(otherArb, { maxLength: 4 }),
+        seedArb,
+        (runs, repeats, others, seed) => {
+          const all = [...runs];
+          for (const r of repeats) {
+            const base = runs[r.of % runs.length];
+            const tile = base.len * base.parts;
+            const src = base.src + r.first * tile;
+            const dst = Math.max(0, base.dst + r.first * tile + r.shift);
+            const from = r.swap ? base.to : base.from;
+            const to = r.swap ? base.from : base.to;
+            all.push({
+              ...base,
+              src: r.swap ? dst : src,
+              dst: r.swap ? src : dst,
+              from,
+              to,
+              tiles: r.tiles,
+            });
+          }
+          const m = tileProgram(all, others);
+          fc.pre(m !== null);
+          expectSameAsUnheld(m!, seed);
+        },
+      ),
+      { seed: 20261223, numRuns: 500 },
+    );
+  });
+
+  it('copies of more shapes between the same tensors than pairs kept leave what unheld copies leave', () => {
+    // 36 shapes (partition [len, parts] x free [[1, len]]) between two tensors, three copies of
+    // each, in random order at random offsets: a pair's first copy makes its plan, the next ones
+    // are held; more pairs of shapes than HoldPairs has slots, so some share one
+    const shapes: [number, number][] = [];
+    for (let len = 1; len <= 9; len++)
+      for (let parts = 1; parts <= 4; parts++) shapes.push([len, parts]);
+    const copyArb = fc.record({
+      order: fc.nat(1000),
+      src: fc.nat(1000),
+      dst: fc.nat(1000),
+      back: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(copyArb, { minLength: 108, maxLength: 108 }),
+        seedArb,
+        (copies, seed) => {
+          const b = new ProgramBuilder({ name: 'shapes', arch: 30 });
+          b.region({ name: 'sb', type: 'sb', base: 0x2000_0000, size: 0x200 });
+          b.tensor({ name: 'a', region: 'sb', dtype: 'fp32', shape: [64], init: [] });
+          b.tensor({ name: 'b', region: 'sb', offset: 0x100, dtype: 'fp32', shape: [64] });
+          const e = b.function('main').block('e');
+          const order = copies.map((c, i) => [c.order, i] as const).sort((x, y) => x[0] - y[0]);
+          for (const [, i] of order) {
+            const [len, parts] = shapes[i % shapes.length];
+            const n = len * parts;
+            const ap = (tensor: string, offset: number) => ({
+              tensor,
+              offset: offset % (65 - n),
+              partition: [len, parts] as [number, number],
+              free: [[1, len]] as [number, number][],
+            });
+            const [from, to] = copies[i].back ? ['b', 'a'] : ['a', 'b'];
+            e.copy({ src: ap(from, copies[i].src), dst: ap(to, copies[i].dst) });
+          }
+          expectSameAsUnheld(b.build(), seed);
+        },
+      ),
+      { seed: 20261224, numRuns: 300 },
+    );
+  });
+
   it('a DMA that leaves its region after held copies throws, and leaves the bytes, it does unheld', () => {
     fc.assert(
       fc.property(fc.array(runArb, { minLength: 1, maxLength: 3 }), seedArb, (runs, seed) => {
@@ -149,10 +242,7 @@ describe('reference interpreter: copies held back and moved together', () => {
   });
 
   it('joins a copy that continues a held one, holds independent ones side by side, and moves on a conflict', () => {
-    const arena = new Uint8Array(64).map((_, i) => i);
-    const mask = new Uint8Array(64);
-    const marks = new WrittenMarks();
-    const h = new HeldCopies(arena, marks);
+    const { arena, mask, marks, h } = heldOver64();
     h.add(0, 32, 4, mask, 32);
     h.add(4, 36, 4, mask, 36); // continues it on both sides: joined
     expect(h.size).toBe(1);
@@ -175,5 +265,20 @@ describe('reference interpreter: copies held back and moved together', () => {
     ])
       want.fill(1, lo, hi);
     expect([...mask]).toEqual([...want]);
+  });
+
+  it('a copy inside a held one at the same distance moves nothing more; at another distance it conflicts', () => {
+    const { arena, mask, marks, h } = heldOver64();
+    h.add(0, 32, 8, mask, 32);
+    h.add(16, 48, 4, mask, 48);
+    h.add(2, 34, 4, mask, 34); // bytes 2..5 again to 34..37: a repeat, still held as it was
+    expect(h.size).toBe(2);
+    expect(arena[34]).toBe(34); // nothing moved yet
+    h.add(2, 35, 4, mask, 35); // the same bytes one further on: writes what the first one writes
+    expect(h.size).toBe(1);
+    expect([...arena.subarray(32, 40)]).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    h.flush();
+    marks.flush();
+    expect([...arena.subarray(32, 40)]).toEqual([0, 1, 2, 2, 3, 4, 5, 7]);
   });
 });
