@@ -70,6 +70,20 @@ export class ServiceTrace implements ServiceTraceReader {
     this.stage[i] = stage;
   }
 
+  /** True when `record` stores an entry now (recording on, below the limit). */
+  get storing(): boolean {
+    return this.enabled && this.n < this.limit;
+  }
+
+  /**
+   * What `n` calls of `record` do while it stores nothing (`storing` false): the order counter
+   * advances and the entries count as dropped.
+   */
+  skip(n: number): void {
+    this.nextOrder += n;
+    this.dropped += n;
+  }
+
   /** Entry i as an object (0 <= i < length). */
   at(i: number): ServiceTraceEntry {
     return {

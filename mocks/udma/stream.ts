@@ -302,6 +302,10 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   const arb = p.arbiter;
   const depth = m.fifoDepth;
   const zeroIs64k = c.M.encode64k.isSet(c.mw);
+  // (a trace that stores nothing only counts: its entries are counted when the path stops; one
+  // that stores may reach its limit on the way, which record() then counts)
+  const storing = c.trace.storing;
+  let skipped = 0;
   // The scratch rings (both halves have the same geometry; sized by canStream).
   const cap = sc.tx.cap;
   const mask = cap - 1;
@@ -420,7 +424,8 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     const start = c.cycle;
     c.cycle += 1 + Math.ceil(nLen / c.bytesPerCycle);
     c.packetsServed++;
-    c.trace.record(c.engine, n, nLen, 1, start, c.cycle, m.qQos[n], STAGE_SCHEDULER);
+    if (storing) c.trace.record(c.engine, n, nLen, 1, start, c.cycle, m.qQos[n], STAGE_SCHEDULER);
+    else skipped++;
     const nb = 1 << n;
     p.stale |= nb;
     p.txCheck |= nb;
@@ -442,6 +447,7 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
     writeHead(tx, c.M.q[i], c.mw, i);
     writeHead(rx, c.S.q[i], c.sw, i);
   }
+  if (skipped > 0) c.trace.skip(skipped);
   p.streamed += served;
   return served;
 }

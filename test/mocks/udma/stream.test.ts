@@ -139,7 +139,12 @@ interface Rig {
   qps: QueuePair[];
 }
 
-function rig(queues: number, ring: number, streaming: boolean, trace: boolean): Rig {
+function rig(
+  queues: number,
+  ring: number,
+  streaming: boolean,
+  trace: boolean | { limit: number },
+): Rig {
   const dev = new MockDevice({
     engines: [0],
     autoRun: 'none',
@@ -230,6 +235,7 @@ function observe(r: Rig): unknown {
     packets: u.packetsServed,
     trace: dev.serviceTrace.entries(),
     dropped: dev.serviceTrace.dropped,
+    order: (dev.serviceTrace as unknown as { nextOrder: number }).nextOrder,
     prefetches: u.prefetches.entries(),
     completions: u.completions.entries(),
     faults: u.faults,
@@ -247,7 +253,8 @@ function observe(r: Rig): unknown {
 interface Case {
   queues: number;
   ring: number;
-  trace: boolean;
+  /** Off, on, or on with an entry limit (reached in the middle of a run). */
+  trace: boolean | { limit: number };
   copies: { q: number; bytes: number }[];
   firstRun: number;
   ops: Op[];
@@ -258,7 +265,7 @@ const caseArb = (set: 'base' | 'qos'): fc.Arbitrary<Case> =>
     fc.record({
       queues: fc.constant(queues),
       ring: fc.constantFrom(64, 256, 1024),
-      trace: fc.boolean(),
+      trace: fc.oneof(fc.boolean(), fc.record({ limit: fc.nat({ max: 300 }) })),
       copies: fc.array(
         fc.record({
           q: fc.nat({ max: queues - 1 }),
