@@ -28,6 +28,7 @@ import {
   yardstickInput,
   type YardstickInput,
 } from './compile-yardstick.ts';
+import { settle } from './settle.ts';
 import { MIN_RUNS, Sections, measureAgainst, sizeLabel, spread, timedResult } from './measure.ts';
 import type { BenchResult } from './types.ts';
 
@@ -160,28 +161,6 @@ function heapUsed(): number {
 function fullGc(): void {
   gc();
   gc();
-}
-
-/**
- * Waits for the collector's helper threads to finish the set-up's garbage. A forced collection
- * leaves its sweeping to background threads, and process CPU time, what a compile is timed in,
- * counts every thread of the process: without the wait, the sweeping of the previous module and
- * of the builder's garbage (60-80 ms of CPU after a 1M-DMA build) lands in the timed compile.
- * Sleeps (Atomics.wait, no CPU) 20 ms, then in 10 ms slices until a slice passes with under
- * 0.3 ms of process CPU, 1 s at most. The compile's own collections stay in its figure.
- */
-function settle(): void {
-  const cell = new Int32Array(new SharedArrayBuffer(4));
-  const cpuUs = () => {
-    const u = process.cpuUsage();
-    return u.user + u.system;
-  };
-  Atomics.wait(cell, 0, 0, 20);
-  for (let k = 0; k < 98; k++) {
-    const c0 = cpuUs();
-    Atomics.wait(cell, 0, 0, 10);
-    if (cpuUs() - c0 < 300) return;
-  }
 }
 
 /** GC pauses (perf_hooks `gc` entries: start and duration in ms) seen since the bench started. */
