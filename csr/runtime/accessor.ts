@@ -14,12 +14,7 @@
 import { checkSafetyFlags } from '../../common/flags.ts';
 import { NxdmaError, hex } from '../../common/errors.ts';
 import type { RegisterIO } from '../io.ts';
-import {
-  mapInstances,
-  type MapInstance,
-  type RegFileMap,
-  type RegisterMap,
-} from '../schema/map.ts';
+import { mapInstanceAt, type RegFileMap, type RegisterMap } from '../schema/map.ts';
 import { compiledOps } from './compile.ts';
 import {
   FieldRangeError,
@@ -352,8 +347,6 @@ export function bindRegFile<M extends RegFileMap>(
   return frozenRecord(entries) as RegFileAccessor<M>;
 }
 
-const pathTables = new WeakMap<RegFileMap, Map<string, MapInstance>>();
-
 /**
  * The untyped accessor of the register at `path` ("M2S_Q[3].dwrr_cfg_2", "priority_class_map[2]"),
  * for path-driven tools (CLI, plans). Throws NxdmaError REGISTER_UNKNOWN for an unknown path.
@@ -365,12 +358,7 @@ export function registerAt(
   opts: BindOptions = {},
 ): RegisterHandle {
   checkWindow(map, io);
-  let t = pathTables.get(map);
-  if (!t) {
-    t = new Map(mapInstances(map).map((i) => [i.path, i]));
-    pathTables.set(map, t);
-  }
-  const inst = t.get(path);
+  const inst = mapInstanceAt(map, path);
   if (!inst) {
     throw new NxdmaError('REGISTER_UNKNOWN', `${map.name}: no register at path '${path}'`, {
       where: `${map.name}:${path}`,

@@ -153,3 +153,15 @@ export function mapInstances(map: RegFileMap): MapInstance[] {
   regs('', 0, map.registers);
   return out.sort((a, b) => a.offset - b.offset);
 }
+
+const byPath = new WeakMap<RegFileMap, Map<string, MapInstance>>();
+
+/** The register word of `map` at `path` ("M2S_Q[3].dwrr_cfg_2"), or undefined (indexed once per map). */
+export function mapInstanceAt(map: RegFileMap, path: string): MapInstance | undefined {
+  let t = byPath.get(map);
+  if (t === undefined) {
+    t = new Map(mapInstances(map).map((i) => [i.path, i]));
+    byPath.set(map, t);
+  }
+  return t.get(path);
+}

@@ -9,7 +9,7 @@
  * on every register word of the three files).
  */
 import { regFileMaps } from '../../../csr/generated/index.ts';
-import { mapInstances, type MapInstance, type RegFileMap } from '../../../csr/schema/map.ts';
+import { mapInstanceAt, type MapInstance } from '../../../csr/schema/map.ts';
 import { REGFILE_NAMES, isRegFileName, type RegFileName } from '../../../csr/schema/names.ts';
 import type { CliContext } from '../../main.ts';
 import { parseUint } from '../../options.ts';
@@ -19,18 +19,6 @@ export interface DecodeOptions {
   file?: string;
   json?: boolean;
   profile?: string;
-}
-
-/** Each map's register words by path (made on first use). */
-const byPath = new WeakMap<RegFileMap, Map<string, MapInstance>>();
-
-function pathTable(map: RegFileMap): Map<string, MapInstance> {
-  let t = byPath.get(map);
-  if (t === undefined) {
-    t = new Map(mapInstances(map).map((i) => [i.path, i]));
-    byPath.set(map, t);
-  }
-  return t;
 }
 
 /**
@@ -55,7 +43,7 @@ export function decodeFromMaps(
   let hit: MapInstance | undefined;
   let hitFile: RegFileName | undefined;
   for (const n of names) {
-    const i = pathTable(regFileMaps[n]).get(path);
+    const i = mapInstanceAt(regFileMaps[n], path);
     if (i === undefined) continue;
     if (hit !== undefined) return undefined; // in two files: resolveWord says which
     hit = i;
