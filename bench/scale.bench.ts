@@ -12,7 +12,8 @@
  *    driver/udma (submit, run, poll), each against the same copies (every copy's source and
  *    destination) on one queue of one engine. A
  *    ratio near 1 means no cost grows with that dimension; the mock's arbiter looks at every ready
- *    queue of an engine for each packet, so the queue dimension costs per packet.
+ *    queue of an engine for each packet, so the queue dimension costs per packet. The memory the
+ *    engines write (rings, destinations) is resident and zeroed before each run (residentMemory).
  *
  * Standalone: npx tsx bench/scale.bench.ts [--quick]
  */
