@@ -41,8 +41,9 @@ export interface Frame {
 }
 
 /**
- * The functions with the most self samples, as shares of the busy samples (idle left out): the
- * project's own functions and the engine's (garbage collector) and (program); Node's module
+ * The functions with the most self samples, as shares of the busy samples (idle left out, and the
+ * benches' wait before a timed run, bench/settle.ts: asleep in Atomics.wait, which the profiler
+ * samples as that function's own time): the project's own functions and the engine's (garbage collector) and (program); Node's module
  * loading (node: internals) counts in the total but is not listed. Frames of one function in one
  * file are merged (tsx's transpiled line numbers are not the sources').
  */
@@ -52,7 +53,7 @@ export function topFrames(p: CpuProfile, top: number): Frame[] {
   let busy = 0;
   for (const id of p.samples) {
     const cf = byId.get(id)!.callFrame;
-    if (cf.functionName === '(idle)') continue;
+    if (cf.functionName === '(idle)' || isSettleWait(cf)) continue;
     busy++;
     if (cf.url.startsWith('node:')) continue;
     const where = cf.url.startsWith('file://') ? relative(root, fileURLToPath(cf.url)) : cf.url;
@@ -66,6 +67,11 @@ export function topFrames(p: CpuProfile, top: number): Frame[] {
     .sort((a, b) => b.n - a.n)
     .slice(0, top)
     .map((c) => ({ fn: c.fn, where: c.where, self: c.n / (busy || 1) }));
+}
+
+/** A sample of the benches' wait for quiet background threads (bench/settle.ts `settle`). */
+function isSettleWait(cf: { functionName: string; url: string }): boolean {
+  return cf.functionName === 'settle' && cf.url.endsWith('/bench/settle.ts');
 }
 
 /** `run` of one bench file under the V8 profiler (in this process, after its module loaded). */
