@@ -16,7 +16,7 @@ import type { ShadowIO } from '../../csr/runtime/shadow.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
 import { snapshotOf, type RegisterSnapshot } from './snapshot.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
-import { PlannedWords } from './plan-engine.ts';
+import { PlannedWords } from './plan-words.ts';
 import {
   planInput,
   planWords,

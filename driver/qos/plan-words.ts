@@ -1,0 +1,254 @@
+/**
+ * The tables a QoS plan is planned in: PlannedWords, the plan's writes and their fields, flat and
+ * in write order (what planQos materializes and applyQos applies), and EngineWords, the registers
+ * of the engine being planned (driver/qos/plan-engine.ts fills them). Pure: no device, no I/O.
+ */
+import { NxdmaError } from '../../common/errors.ts';
+import type { PlannedField, PlannedWrite, QosOrigin } from './planner.ts';
+import type { PlanFieldSpec, RefillFieldSpecs, RefillKey } from './qos-regs.ts';
+
+/**
+ * The planned writes of a plan, flat and in write order: one row per register write (its register,
+ * engine, bits, completeness and inferred facts) and one per field it sets (in bit order), the
+ * fields of write i being rows `fieldEnd[i - 1]` (0 for the first) to `fieldEnd[i]`. `plannedWrite`
+ * makes the PlannedWrite of a row; applyQos reads the rows themselves. The arrays are reused:
+ * `clear()` empties the table, keeping their room.
+ */
+export class PlannedWords {
+  /** Writes in the table. */
+  n = 0;
+  readonly engine: number[] = [];
+  readonly reg: PlanFieldSpec['reg'][] = [];
+  readonly mask: number[] = [];
+  readonly value: number[] = [];
+  readonly complete: boolean[] = [];
+  /** Why the write puts inferred facts on the device (shared and never changed when empty). */
+  readonly inferred: (readonly string[])[] = [];
+  readonly fieldEnd: number[] = [];
+  /** Fields in the table. */
+  nf = 0;
+  readonly fSpec: PlanFieldSpec[] = [];
+  readonly fValue: number[] = [];
+  readonly fOrigin: QosOrigin[] = [];
+  readonly fSource: string[] = [];
+  /** The queue the value belongs to, -1 for an engine-wide value. */
+  readonly fQueue: number[] = [];
+
+  clear(): void {
+    this.n = 0;
+    this.nf = 0;
+  }
+
+  /** Row i as the PlannedWrite planQos returns (fresh objects). */
+  plannedWrite(i: number): PlannedWrite {
+    const r = this.reg[i];
+    const from = i === 0 ? 0 : this.fieldEnd[i - 1];
+    const to = this.fieldEnd[i];
+    const fields = new Array<PlannedField>(to - from);
+    for (let k = from; k < to; k++) fields[k - from] = this.plannedField(k);
+    const inferred = this.inferred[i];
+    return {
+      engine: this.engine[i],
+      file: r.file,
+      path: r.path,
+      offset: r.offset,
+      mask: this.mask[i],
+      value: this.value[i],
+      fields,
+      complete: this.complete[i],
+      inferred: inferred.length === 0 ? [] : inferred.slice(),
+      reset: r.reset,
+      readMask: r.readMask,
+    };
+  }
+
+  private plannedField(k: number): PlannedField {
+    const f = this.fSpec[k];
+    const s = f.spec;
+    const queue = this.fQueue[k];
+    const value = this.fValue[k];
+    const origin = this.fOrigin[k];
+    const source = this.fSource[k];
+    return queue >= 0
+      ? {
+          name: s.name,
+          lsb: s.lsb,
+          width: s.width,
+          value,
+          origin,
+          inferred: f.inferred,
+          queue,
+          source,
+        }
+      : { name: s.name, lsb: s.lsb, width: s.width, value, origin, inferred: f.inferred, source };
+  }
+}
+
+/** Placeholder of a write's inferred facts when there are none (never changed). */
+const NO_INFERRED: readonly string[] = Object.freeze([]);
+
+/**
+ * The registers of one engine being planned, by slot in the write order: for each register set so
+ * far, its bits and the fields set, a list in bit order (a field set again keeps its place and
+ * takes the new value). `writes()` appends the words set to a PlannedWords table in write order
+ * and empties the slots, so the next engine can be planned in the same tables (`engineWords`).
+ */
+export class EngineWords {
+  engine = -1;
+  /** Per slot: 1 when the register is set. */
+  private readonly isSet: Uint8Array;
+  private readonly mask: Float64Array;
+  private readonly value: Float64Array;
+  /** Per slot: the first and the last field of its list (an entry index), or -1. */
+  private readonly head: Int32Array;
+  private readonly tail: Int32Array;
+  /** Per slot: the first field set (its register field starts the names of the inferred rule). */
+  private readonly first: (PlanFieldSpec | undefined)[];
+  /** Per slot: register fields named so far, in first-set order, once a second one is set. */
+  private readonly names: (string[] | undefined)[];
+  /** Field entries (ne of them): what was set, and the next entry of its slot's list (-1: last). */
+  private ne = 0;
+  private readonly eSpec: PlanFieldSpec[] = [];
+  private readonly eValue: number[] = [];
+  private readonly eOrigin: QosOrigin[] = [];
+  private readonly eSource: string[] = [];
+  private readonly eQueue: number[] = [];
+  private readonly eNext: number[] = [];
+
+  constructor(slots: number) {
+    this.isSet = new Uint8Array(slots);
+    this.mask = new Float64Array(slots);
+    this.value = new Float64Array(slots);
+    this.head = new Int32Array(slots).fill(-1);
+    this.tail = new Int32Array(slots).fill(-1);
+    this.first = new Array<PlanFieldSpec | undefined>(slots).fill(undefined);
+    this.names = new Array<string[] | undefined>(slots).fill(undefined);
+  }
+
+  /** Sets the bits of `f` to `value` in its register's word (checked against the bits' width first). */
+  set(f: PlanFieldSpec, value: number, origin: QosOrigin, source: string, queue = -1): void {
+    const s = f.spec;
+    if (!Number.isInteger(value) || value < 0 || value > s.max) {
+      throw new NxdmaError(
+        'PLAN_INVALID',
+        `${source}: ${f.reg.path}.${s.name} = ${String(value)} does not fit ${s.width} bits`,
+        { where: source, expected: `0..${s.max}`, actual: value },
+      );
+    }
+    const slot = f.slot;
+    if (this.isSet[slot] === 0) {
+      const e = this.entry(f, value, origin, source, queue, -1);
+      this.isSet[slot] = 1;
+      this.mask[slot] = s.mask >>> 0;
+      this.value[slot] = s.place(value) >>> 0;
+      this.head[slot] = e;
+      this.tail[slot] = e;
+      this.first[slot] = f;
+      return;
+    }
+    this.mask[slot] = (this.mask[slot] | s.mask) >>> 0;
+    this.value[slot] = ((this.value[slot] & ~s.mask) | s.place(value)) >>> 0;
+    // Fields kept in bit order, as a stable sort by lsb of the first-set order would leave them
+    // (a field set again keeps its place).
+    // A field above every field set so far is appended: one set before would share its lsb.
+    const tail = this.tail[slot];
+    if (this.eSpec[tail].spec.lsb < s.lsb) {
+      this.eNext[tail] = this.entry(f, value, origin, source, queue, -1);
+      this.tail[slot] = this.eNext[tail];
+    } else {
+      let prev = -1;
+      let cur = this.head[slot];
+      while (
+        cur >= 0 &&
+        this.eSpec[cur].spec.name !== s.name &&
+        this.eSpec[cur].spec.lsb <= s.lsb
+      ) {
+        prev = cur;
+        cur = this.eNext[cur];
+      }
+      if (cur >= 0 && this.eSpec[cur].spec.name === s.name) {
+        this.eSpec[cur] = f;
+        this.eValue[cur] = value;
+        this.eOrigin[cur] = origin;
+        this.eSource[cur] = source;
+        this.eQueue[cur] = queue;
+      } else {
+        const e = this.entry(f, value, origin, source, queue, cur);
+        if (prev < 0) this.head[slot] = e;
+        else this.eNext[prev] = e;
+      }
+    }
+    const first = this.first[slot]!;
+    if (f.field !== first.field) {
+      const names = (this.names[slot] ??= [first.field]);
+      if (!names.includes(f.field)) names.push(f.field);
+    }
+  }
+
+  private entry(
+    f: PlanFieldSpec,
+    value: number,
+    origin: QosOrigin,
+    source: string,
+    queue: number,
+    next: number,
+  ): number {
+    const e = this.ne++;
+    this.eSpec[e] = f;
+    this.eValue[e] = value;
+    this.eOrigin[e] = origin;
+    this.eSource[e] = source;
+    this.eQueue[e] = queue;
+    this.eNext[e] = next;
+    return e;
+  }
+
+  /** A bucket's refill words, as far as the plan gives them. */
+  setRefill(
+    r: { readonly [k in RefillKey]?: number },
+    fields: RefillFieldSpecs,
+    src: string,
+    queue?: number,
+  ): void {
+    for (const { key, spec } of fields) {
+      const v = r[key];
+      if (v !== undefined) this.set(spec, v, 'explicit', `${src}.${key}`, queue);
+    }
+  }
+
+  /** The words set, completed, appended to `out` in write order; the slots are left empty. */
+  writes(out: PlannedWords): void {
+    const slots = this.isSet.length;
+    for (let i = 0; i < slots; i++) {
+      if (this.isSet[i] === 0) continue;
+      const first = this.first[i]!;
+      const r = first.reg;
+      const names = this.names[i];
+      const mask = this.mask[i];
+      const n = out.n++;
+      out.engine[n] = this.engine;
+      out.reg[n] = r;
+      out.mask[n] = mask;
+      out.value[n] = this.value[i];
+      out.complete[n] = (mask & r.fieldMask) >>> 0 === r.fieldMask;
+      const alone = first.writeInferred;
+      out.inferred[n] =
+        names !== undefined ? r.inferredWrite(names) : alone.length === 0 ? NO_INFERRED : alone;
+      for (let e = this.head[i]; e >= 0; e = this.eNext[e]) {
+        const k = out.nf++;
+        out.fSpec[k] = this.eSpec[e];
+        out.fValue[k] = this.eValue[e];
+        out.fOrigin[k] = this.eOrigin[e];
+        out.fSource[k] = this.eSource[e];
+        out.fQueue[k] = this.eQueue[e];
+      }
+      out.fieldEnd[n] = out.nf;
+      this.isSet[i] = 0;
+      this.head[i] = -1;
+      this.tail[i] = -1;
+      this.first[i] = undefined;
+      this.names[i] = undefined;
+    }
+    this.ne = 0;
+  }
+}
