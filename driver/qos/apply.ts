@@ -467,7 +467,7 @@ export function diffQos(
         origin: W.fOrigin[k],
         inferred: f.inferred,
         ...(queue >= 0 ? { queue } : {}),
-        source: W.fSource[k],
+        source: W.source(k),
       });
     }
     if (differs)

@@ -3,7 +3,7 @@
  * plan sets is merged into its register word (one write per register touched), in the write order
  * of driver/qos/qos-regs.ts. Pure: no device, no I/O.
  */
-import { DMAQoSClass, defaultQueueQos } from '../../csr/formats/qos-class.ts';
+import { DMAQoSClass, DMA_QOS_CLASS_NAMES, defaultQueueQos } from '../../csr/formats/qos-class.ts';
 import { reg } from '../udma/regs.ts';
 import type { PlanEngine, PlanQueue } from './plan.ts';
 import type { QosWarning } from './planner.ts';
@@ -32,41 +32,81 @@ function engineWords(engine: number, slots: number): EngineWords {
   return W;
 }
 
+/**
+ * Per DMAQoSClass ordinal: the values its default mapping (defaultQueueQos) gives a queue's AXI
+ * QoS, DWRR level, weight and HP bit, or null when one of them does not fit its field in every
+ * queue (then each is checked as it is set). Built on first use.
+ */
+let classValues: readonly (ClassValues | null)[] | undefined;
+
+/** A class's AXI QoS, DWRR level, weight and HP bit (0 or 1). */
+type ClassValues = readonly [number, number, number, number];
+
+/** The class values table (see `classValues`), checked once against every queue's fields. */
+function classValuesOf(queues: readonly QueueFieldSpecs[]): readonly (ClassValues | null)[] {
+  if (classValues !== undefined) return classValues;
+  const fits = (f: PlanFieldSpec, v: number) => Number.isInteger(v) && v >= 0 && v <= f.spec.max;
+  const table: (ClassValues | null)[] = [];
+  for (const name of DMA_QOS_CLASS_NAMES) {
+    const v = defaultQueueQos(DMAQoSClass[name]);
+    const row = [v.axiQos, v.qQos, v.weight, v.highPriority ? 1 : 0] as const;
+    const ok = queues.every(
+      (Q) =>
+        fits(Q.axiQos, row[0]) &&
+        fits(Q.qQos, row[1]) &&
+        fits(Q.weight, row[2]) &&
+        fits(Q.highPriority, row[3]),
+    );
+    table[DMAQoSClass[name]] = ok ? row : null;
+  }
+  return (classValues = table);
+}
+
 /** One queue entry's fields (class or explicit values, rate limiter, S2M AXI QoS). */
-function planQueue(W: EngineWords, Q: QueueFieldSpecs, q: PlanQueue): void {
+function planQueue(
+  W: EngineWords,
+  Q: QueueFieldSpecs,
+  q: PlanQueue,
+  classes: readonly (ClassValues | null)[],
+): void {
   const n = q.queue;
   const src = q.where;
   if (q.class !== undefined) {
-    const v = defaultQueueQos(DMAQoSClass[q.class]);
-    const s = `${src}.class`;
-    W.set(Q.axiQos, v.axiQos, 'class', s, n);
-    W.set(Q.qQos, v.qQos, 'class', s, n);
-    W.set(Q.weight, v.weight, 'class', s, n);
-    W.set(Q.highPriority, v.highPriority ? 1 : 0, 'class', s, n);
+    const v = classes[DMAQoSClass[q.class]];
+    if (v !== null) {
+      W.put(Q.axiQos, v[0], 'class', src, '.class', n);
+      W.put(Q.qQos, v[1], 'class', src, '.class', n);
+      W.put(Q.weight, v[2], 'class', src, '.class', n);
+      W.put(Q.highPriority, v[3], 'class', src, '.class', n);
+    } else {
+      const d = defaultQueueQos(DMAQoSClass[q.class]);
+      W.set(Q.axiQos, d.axiQos, 'class', src, '.class', n);
+      W.set(Q.qQos, d.qQos, 'class', src, '.class', n);
+      W.set(Q.weight, d.weight, 'class', src, '.class', n);
+      W.set(Q.highPriority, d.highPriority ? 1 : 0, 'class', src, '.class', n);
+    }
   }
   if (q.qos !== undefined) {
     const x = q.qos;
-    const s = `${src}.qos`;
-    if (x.axiQos !== undefined) W.set(Q.axiQos, x.axiQos, 'explicit', `${s}.axiQos`, n);
-    if (x.qQos !== undefined) W.set(Q.qQos, x.qQos, 'explicit', `${s}.qQos`, n);
-    if (x.weight !== undefined) W.set(Q.weight, x.weight, 'explicit', `${s}.weight`, n);
+    if (x.axiQos !== undefined) W.set(Q.axiQos, x.axiQos, 'explicit', src, '.qos.axiQos', n);
+    if (x.qQos !== undefined) W.set(Q.qQos, x.qQos, 'explicit', src, '.qos.qQos', n);
+    if (x.weight !== undefined) W.set(Q.weight, x.weight, 'explicit', src, '.qos.weight', n);
     if (x.highPriority !== undefined)
-      W.set(Q.highPriority, x.highPriority ? 1 : 0, 'explicit', `${s}.highPriority`, n);
+      W.set(Q.highPriority, x.highPriority ? 1 : 0, 'explicit', src, '.qos.highPriority', n);
   }
   if (q.rateLimit !== undefined) {
     const rl = q.rateLimit;
-    const s = `${src}.rateLimit`;
-    W.set(Q.rateLimitEn, rl.enabled ? 1 : 0, 'explicit', `${s}.enabled`, n);
+    W.set(Q.rateLimitEn, rl.enabled ? 1 : 0, 'explicit', src, '.rateLimit.enabled', n);
     if (rl.maxBurst !== undefined)
-      W.set(Q.rateLimitMaxBurst, rl.maxBurst, 'explicit', `${s}.maxBurst`, n);
+      W.set(Q.rateLimitMaxBurst, rl.maxBurst, 'explicit', src, '.rateLimit.maxBurst', n);
     if (rl.pause !== undefined)
-      W.set(Q.rateLimitPause, rl.pause ? 1 : 0, 'explicit', `${s}.pause`, n);
-    W.setRefill(rl, Q.rateLimitRefill, s, n);
+      W.set(Q.rateLimitPause, rl.pause ? 1 : 0, 'explicit', src, '.rateLimit.pause', n);
+    W.setRefill(rl, Q.rateLimitRefill, src, '.rateLimit', n);
     // The per-queue limiter engages only when its mask bit is clear (1 = masked, the reset value).
-    W.set(Q.rateLimitMask, rl.enabled ? 0 : 1, 'explicit', `${s}.enabled`, n);
+    W.set(Q.rateLimitMask, rl.enabled ? 0 : 1, 'explicit', src, '.rateLimit.enabled', n);
   }
   if (q.s2mAxiQos !== undefined)
-    W.set(s2mQueueField(Q.s2mAxiQos, n), q.s2mAxiQos, 'explicit', `${src}.s2mAxiQos`, n);
+    W.set(s2mQueueField(Q.s2mAxiQos, n), q.s2mAxiQos, 'explicit', src, '.s2mAxiQos', n);
 }
 
 /** The writes of one engine of the plan, in write order, appended to `out`. */
@@ -74,54 +114,60 @@ export function planEngine(e: PlanEngine, out: PlannedWords): PlannedWords {
   const T = qosRegs();
   const W = engineWords(e.engine, T.order.length);
 
-  for (const q of e.queues) planQueue(W, T.queues[q.queue], q);
+  const classes = classValuesOf(T.queues);
+  for (const q of e.queues) planQueue(W, T.queues[q.queue], q, classes);
 
   const E = T.engine;
   const rl = e.rateLimit;
+  const at = e.where;
   if (rl) {
-    const s = `${e.where}.rateLimit`;
     if (rl.shortCycleSize !== undefined)
-      W.set(E.shortCycleSize, rl.shortCycleSize, 'explicit', `${s}.shortCycleSize`);
+      W.set(E.shortCycleSize, rl.shortCycleSize, 'explicit', at, '.rateLimit.shortCycleSize');
     if (rl.packetMode !== undefined)
-      W.set(E.rateLimitPacketMode, rl.packetMode ? 1 : 0, 'explicit', `${s}.packetMode`);
+      W.set(E.rateLimitPacketMode, rl.packetMode ? 1 : 0, 'explicit', at, '.rateLimit.packetMode');
     if (rl.stream) {
       const st = rl.stream;
-      W.set(E.streamEn, st.enabled ? 1 : 0, 'explicit', `${s}.stream.enabled`);
+      W.set(E.streamEn, st.enabled ? 1 : 0, 'explicit', at, '.rateLimit.stream.enabled');
       if (st.maxBurst !== undefined)
-        W.set(E.streamMaxBurst, st.maxBurst, 'explicit', `${s}.stream.maxBurst`);
+        W.set(E.streamMaxBurst, st.maxBurst, 'explicit', at, '.rateLimit.stream.maxBurst');
       if (st.pause !== undefined)
-        W.set(E.streamPause, st.pause ? 1 : 0, 'explicit', `${s}.stream.pause`);
-      W.setRefill(st, E.streamRefill, `${s}.stream`);
-      W.set(E.streamMask, st.enabled ? 0 : 1, 'explicit', `${s}.stream.enabled`);
+        W.set(E.streamPause, st.pause ? 1 : 0, 'explicit', at, '.rateLimit.stream.pause');
+      W.setRefill(st, E.streamRefill, at, '.rateLimit.stream');
+      W.set(E.streamMask, st.enabled ? 0 : 1, 'explicit', at, '.rateLimit.stream.enabled');
     }
   }
 
   const a = e.arbiters;
-  const s = `${e.where}.arbiters`;
   if (a.completion !== undefined) {
     const v = a.completion === 'rr' ? 1 : 0;
-    W.set(E.m2sCompForceRr, v, 'explicit', `${s}.completion`);
-    W.set(E.s2mCompForceRr, v, 'explicit', `${s}.completion`);
+    W.set(E.m2sCompForceRr, v, 'explicit', at, '.arbiters.completion');
+    W.set(E.s2mCompForceRr, v, 'explicit', at, '.arbiters.completion');
   }
   if (a.qPromotion !== undefined) {
     const v = a.qPromotion ? 1 : 0;
-    W.set(E.m2sQPromotion, v, 'explicit', `${s}.qPromotion`);
-    W.set(E.s2mQPromotion, v, 'explicit', `${s}.qPromotion`);
+    W.set(E.m2sQPromotion, v, 'explicit', at, '.arbiters.qPromotion');
+    W.set(E.s2mQPromotion, v, 'explicit', at, '.arbiters.qPromotion');
   }
   if (a.dwrr !== undefined) {
     const d = a.dwrr;
-    W.set(E.enDwrr, d.enabled ? 1 : 0, 'explicit', `${s}.dwrr`);
+    W.set(E.enDwrr, d.enabled ? 1 : 0, 'explicit', at, '.arbiters.dwrr');
     if (d.incFactor !== undefined)
-      W.set(E.incFactor, d.incFactor, 'explicit', `${s}.dwrr.incFactor`);
+      W.set(E.incFactor, d.incFactor, 'explicit', at, '.arbiters.dwrr.incFactor');
     if (d.weightInc !== undefined)
-      W.set(E.weightInc, d.weightInc, 'explicit', `${s}.dwrr.weightInc`);
+      W.set(E.weightInc, d.weightInc, 'explicit', at, '.arbiters.dwrr.weightInc');
     if (d.packetMode !== undefined)
-      W.set(E.dwrrPacketMode, d.packetMode ? 1 : 0, 'explicit', `${s}.dwrr.packetMode`);
+      W.set(E.dwrrPacketMode, d.packetMode ? 1 : 0, 'explicit', at, '.arbiters.dwrr.packetMode');
   }
   if (a.s2mPrefetch !== undefined)
-    W.set(E.s2mPrefForceRr, a.s2mPrefetch === 'rr' ? 1 : 0, 'explicit', `${s}.s2mPrefetch`);
+    W.set(
+      E.s2mPrefForceRr,
+      a.s2mPrefetch === 'rr' ? 1 : 0,
+      'explicit',
+      at,
+      '.arbiters.s2mPrefetch',
+    );
   if (a.prefetch !== undefined)
-    W.set(E.m2sPrefForceRr, a.prefetch === 'rr' ? 1 : 0, 'explicit', `${s}.prefetch`);
+    W.set(E.m2sPrefForceRr, a.prefetch === 'rr' ? 1 : 0, 'explicit', at, '.arbiters.prefetch');
 
   W.writes(out);
   spare = W;

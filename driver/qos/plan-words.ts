@@ -30,13 +30,23 @@ export class PlannedWords {
   readonly fSpec: PlanFieldSpec[] = [];
   readonly fValue: number[] = [];
   readonly fOrigin: QosOrigin[] = [];
-  readonly fSource: string[] = [];
+  /**
+   * The JSON path of the plan entry that asked for the field ("engines[0].queues[2]") and the
+   * rest of its source (".class"): `source(k)` joins them (built only where a source is read).
+   */
+  readonly fWhere: string[] = [];
+  readonly fKey: string[] = [];
   /** The queue the value belongs to, -1 for an engine-wide value. */
   readonly fQueue: number[] = [];
 
   clear(): void {
     this.n = 0;
     this.nf = 0;
+  }
+
+  /** The JSON path of the plan entry that asked for field row k ("engines[0].queues[2].class"). */
+  source(k: number): string {
+    return this.fWhere[k] + this.fKey[k];
   }
 
   /** Row i as the PlannedWrite planQos returns (fresh objects). */
@@ -68,7 +78,7 @@ export class PlannedWords {
     const queue = this.fQueue[k];
     const value = this.fValue[k];
     const origin = this.fOrigin[k];
-    const source = this.fSource[k];
+    const source = this.source(k);
     return queue >= 0
       ? {
           name: s.name,
@@ -111,7 +121,9 @@ export class EngineWords {
   private readonly eSpec: PlanFieldSpec[] = [];
   private readonly eValue: number[] = [];
   private readonly eOrigin: QosOrigin[] = [];
-  private readonly eSource: string[] = [];
+  /** The plan entry's JSON path and the rest of the source (PlannedWords.fWhere / fKey). */
+  private readonly eWhere: string[] = [];
+  private readonly eKey: string[] = [];
   private readonly eQueue: number[] = [];
   private readonly eNext: number[] = [];
 
@@ -125,19 +137,43 @@ export class EngineWords {
     this.names = new Array<string[] | undefined>(slots).fill(undefined);
   }
 
-  /** Sets the bits of `f` to `value` in its register's word (checked against the bits' width first). */
-  set(f: PlanFieldSpec, value: number, origin: QosOrigin, source: string, queue = -1): void {
+  /**
+   * Sets the bits of `f` to `value` in its register's word (checked against the bits' width
+   * first), asked for by the plan entry at `where` (its source: `where` + `key`).
+   */
+  set(
+    f: PlanFieldSpec,
+    value: number,
+    origin: QosOrigin,
+    where: string,
+    key: string,
+    queue = -1,
+  ): void {
     const s = f.spec;
     if (!Number.isInteger(value) || value < 0 || value > s.max) {
+      const source = where + key;
       throw new NxdmaError(
         'PLAN_INVALID',
         `${source}: ${f.reg.path}.${s.name} = ${String(value)} does not fit ${s.width} bits`,
         { where: source, expected: `0..${s.max}`, actual: value },
       );
     }
+    this.put(f, value, origin, where, key, queue);
+  }
+
+  /** `set` of a value known to fit the bits of `f` (no check). */
+  put(
+    f: PlanFieldSpec,
+    value: number,
+    origin: QosOrigin,
+    where: string,
+    key: string,
+    queue: number,
+  ): void {
+    const s = f.spec;
     const slot = f.slot;
     if (this.isSet[slot] === 0) {
-      const e = this.entry(f, value, origin, source, queue, -1);
+      const e = this.entry(f, value, origin, where, key, queue, -1);
       this.isSet[slot] = 1;
       this.mask[slot] = s.mask >>> 0;
       this.value[slot] = s.place(value) >>> 0;
@@ -153,7 +189,7 @@ export class EngineWords {
     // A field above every field set so far is appended: one set before would share its lsb.
     const tail = this.tail[slot];
     if (this.eSpec[tail].spec.lsb < s.lsb) {
-      this.eNext[tail] = this.entry(f, value, origin, source, queue, -1);
+      this.eNext[tail] = this.entry(f, value, origin, where, key, queue, -1);
       this.tail[slot] = this.eNext[tail];
     } else {
       let prev = -1;
@@ -170,10 +206,11 @@ export class EngineWords {
         this.eSpec[cur] = f;
         this.eValue[cur] = value;
         this.eOrigin[cur] = origin;
-        this.eSource[cur] = source;
+        this.eWhere[cur] = where;
+        this.eKey[cur] = key;
         this.eQueue[cur] = queue;
       } else {
-        const e = this.entry(f, value, origin, source, queue, cur);
+        const e = this.entry(f, value, origin, where, key, queue, cur);
         if (prev < 0) this.head[slot] = e;
         else this.eNext[prev] = e;
       }
@@ -189,7 +226,8 @@ export class EngineWords {
     f: PlanFieldSpec,
     value: number,
     origin: QosOrigin,
-    source: string,
+    where: string,
+    key: string,
     queue: number,
     next: number,
   ): number {
@@ -197,22 +235,27 @@ export class EngineWords {
     this.eSpec[e] = f;
     this.eValue[e] = value;
     this.eOrigin[e] = origin;
-    this.eSource[e] = source;
+    this.eWhere[e] = where;
+    this.eKey[e] = key;
     this.eQueue[e] = queue;
     this.eNext[e] = next;
     return e;
   }
 
-  /** A bucket's refill words, as far as the plan gives them. */
+  /**
+   * A bucket's refill words, as far as the plan gives them (asked for by the entry at `where`,
+   * the bucket at `where` + `bucket`).
+   */
   setRefill(
     r: { readonly [k in RefillKey]?: number },
     fields: RefillFieldSpecs,
-    src: string,
+    where: string,
+    bucket: string,
     queue?: number,
   ): void {
     for (const { key, spec } of fields) {
       const v = r[key];
-      if (v !== undefined) this.set(spec, v, 'explicit', `${src}.${key}`, queue);
+      if (v !== undefined) this.set(spec, v, 'explicit', where, `${bucket}.${key}`, queue);
     }
   }
 
@@ -239,7 +282,8 @@ export class EngineWords {
         out.fSpec[k] = this.eSpec[e];
         out.fValue[k] = this.eValue[e];
         out.fOrigin[k] = this.eOrigin[e];
-        out.fSource[k] = this.eSource[e];
+        out.fWhere[k] = this.eWhere[e];
+        out.fKey[k] = this.eKey[e];
         out.fQueue[k] = this.eQueue[e];
       }
       out.fieldEnd[n] = out.nf;
