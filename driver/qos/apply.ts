@@ -167,13 +167,12 @@ function wordBefore(
 /** Write `i` of `W` as applied: the word before (null when not read) and after, field by field. */
 function applied(W: PlannedWords, i: number, old: number | null, next: number): QosWrite {
   const r = W.reg[i];
-  const from = i === 0 ? 0 : W.fieldEnd[i - 1];
-  const to = W.fieldEnd[i];
+  const head = W.head[i];
   let fields: QosFieldChange[];
-  if (to - from === 1) fields = [fieldApplied(W, from, old)];
+  if (W.fNext[head] < 0) fields = [fieldApplied(W, head, old)];
   else {
-    fields = new Array<QosFieldChange>(to - from);
-    for (let k = from; k < to; k++) fields[k - from] = fieldApplied(W, k, old);
+    fields = [];
+    for (let k = head; k >= 0; k = W.fNext[k]) fields.push(fieldApplied(W, k, old));
   }
   return {
     engine: W.engine[i],
@@ -445,7 +444,7 @@ export function diffQos(
       out.notRead.push({ engine, file: r.file, path: r.path, offset: r.offset });
     }
     let differs = false;
-    for (let k = i === 0 ? 0 : W.fieldEnd[i - 1]; k < W.fieldEnd[i]; k++) {
+    for (let k = W.head[i]; k >= 0; k = W.fNext[k]) {
       const f = W.fSpec[k];
       const planned = W.fValue[k];
       const c = cur === null ? null : fieldValue(cur, f.spec);

@@ -24,11 +24,12 @@ function s2mQueueField(f: PlanFieldSpec | undefined, n: number): PlanFieldSpec {
  */
 let spare: EngineWords | undefined;
 
-/** Empty tables to plan `engine` in. */
-function engineWords(engine: number, slots: number): EngineWords {
+/** Empty tables to plan `engine` in, its field rows going to `out`. */
+function engineWords(engine: number, slots: number, out: PlannedWords): EngineWords {
   const W = spare ?? new EngineWords(slots);
   spare = undefined;
   W.engine = engine;
+  W.out = out;
   return W;
 }
 
@@ -112,7 +113,7 @@ function planQueue(
 /** The writes of one engine of the plan, in write order, appended to `out`. */
 export function planEngine(e: PlanEngine, out: PlannedWords): PlannedWords {
   const T = qosRegs();
-  const W = engineWords(e.engine, T.order.length);
+  const W = engineWords(e.engine, T.order.length, out);
 
   const classes = classValuesOf(T.queues);
   for (const q of e.queues) planQueue(W, T.queues[q.queue], q, classes);

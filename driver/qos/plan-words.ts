@@ -9,10 +9,11 @@ import type { PlanFieldSpec, RefillFieldSpecs, RefillKey } from './qos-regs.ts';
 
 /**
  * The planned writes of a plan, flat and in write order: one row per register write (its register,
- * engine, bits, completeness and inferred facts) and one per field it sets (in bit order), the
- * fields of write i being rows `fieldEnd[i - 1]` (0 for the first) to `fieldEnd[i]`. `plannedWrite`
- * makes the PlannedWrite of a row; applyQos reads the rows themselves. The arrays are reused:
- * `clear()` empties the table, keeping their room.
+ * engine, bits, completeness and inferred facts) and one field row per field it sets, the fields
+ * of write i a list in bit order from row `head[i]` on, each row naming the next (`fNext`, -1 for
+ * the last). The engine planner writes the field rows as the plan sets them and links them in
+ * place, so they are never copied. `plannedWrite` makes the PlannedWrite of a row; applyQos reads
+ * the rows themselves. The arrays are reused: `clear()` empties the table, keeping their room.
  */
 export class PlannedWords {
   /** Writes in the table. */
@@ -24,8 +25,9 @@ export class PlannedWords {
   readonly complete: boolean[] = [];
   /** Why the write puts inferred facts on the device (shared and never changed when empty). */
   readonly inferred: (readonly string[])[] = [];
-  readonly fieldEnd: number[] = [];
-  /** Fields in the table. */
+  /** The first field row of the write. */
+  readonly head: number[] = [];
+  /** Field rows in the table. */
   nf = 0;
   readonly fSpec: PlanFieldSpec[] = [];
   readonly fValue: number[] = [];
@@ -38,6 +40,8 @@ export class PlannedWords {
   readonly fKey: string[] = [];
   /** The queue the value belongs to, -1 for an engine-wide value. */
   readonly fQueue: number[] = [];
+  /** The next field row of the same write, -1 after the last. */
+  readonly fNext: number[] = [];
 
   clear(): void {
     this.n = 0;
@@ -52,10 +56,8 @@ export class PlannedWords {
   /** Row i as the PlannedWrite planQos returns (fresh objects). */
   plannedWrite(i: number): PlannedWrite {
     const r = this.reg[i];
-    const from = i === 0 ? 0 : this.fieldEnd[i - 1];
-    const to = this.fieldEnd[i];
-    const fields = new Array<PlannedField>(to - from);
-    for (let k = from; k < to; k++) fields[k - from] = this.plannedField(k);
+    const fields: PlannedField[] = [];
+    for (let k = this.head[i]; k >= 0; k = this.fNext[k]) fields.push(this.plannedField(k));
     const inferred = this.inferred[i];
     return {
       engine: this.engine[i],
@@ -116,16 +118,10 @@ export class EngineWords {
   private readonly first: (PlanFieldSpec | undefined)[];
   /** Per slot: register fields named so far, in first-set order, once a second one is set. */
   private readonly names: (string[] | undefined)[];
-  /** Field entries (ne of them): what was set, and the next entry of its slot's list (-1: last). */
-  private ne = 0;
-  private readonly eSpec: PlanFieldSpec[] = [];
-  private readonly eValue: number[] = [];
-  private readonly eOrigin: QosOrigin[] = [];
-  /** The plan entry's JSON path and the rest of the source (PlannedWords.fWhere / fKey). */
-  private readonly eWhere: string[] = [];
-  private readonly eKey: string[] = [];
-  private readonly eQueue: number[] = [];
-  private readonly eNext: number[] = [];
+  /** Per slot, once names are kept: 1 when a field named makes the word inferred on its own. */
+  private readonly namesInferred: Uint8Array;
+  /** The table the engine's words go to; its field rows are the slots' lists (linked by fNext). */
+  out: PlannedWords | undefined;
 
   constructor(slots: number) {
     this.isSet = new Uint8Array(slots);
@@ -135,6 +131,7 @@ export class EngineWords {
     this.tail = new Int32Array(slots).fill(-1);
     this.first = new Array<PlanFieldSpec | undefined>(slots).fill(undefined);
     this.names = new Array<string[] | undefined>(slots).fill(undefined);
+    this.namesInferred = new Uint8Array(slots);
   }
 
   /**
@@ -172,6 +169,7 @@ export class EngineWords {
   ): void {
     const s = f.spec;
     const slot = f.slot;
+    const out = this.out!;
     if (this.isSet[slot] === 0) {
       const e = this.entry(f, value, origin, where, key, queue, -1);
       this.isSet[slot] = 1;
@@ -188,37 +186,40 @@ export class EngineWords {
     // (a field set again keeps its place).
     // A field above every field set so far is appended: one set before would share its lsb.
     const tail = this.tail[slot];
-    if (this.eSpec[tail].spec.lsb < s.lsb) {
-      this.eNext[tail] = this.entry(f, value, origin, where, key, queue, -1);
-      this.tail[slot] = this.eNext[tail];
+    if (out.fSpec[tail].spec.lsb < s.lsb) {
+      out.fNext[tail] = this.entry(f, value, origin, where, key, queue, -1);
+      this.tail[slot] = out.fNext[tail];
     } else {
       let prev = -1;
       let cur = this.head[slot];
-      while (
-        cur >= 0 &&
-        this.eSpec[cur].spec.name !== s.name &&
-        this.eSpec[cur].spec.lsb <= s.lsb
-      ) {
+      while (cur >= 0 && out.fSpec[cur].spec.name !== s.name && out.fSpec[cur].spec.lsb <= s.lsb) {
         prev = cur;
-        cur = this.eNext[cur];
+        cur = out.fNext[cur];
       }
-      if (cur >= 0 && this.eSpec[cur].spec.name === s.name) {
-        this.eSpec[cur] = f;
-        this.eValue[cur] = value;
-        this.eOrigin[cur] = origin;
-        this.eWhere[cur] = where;
-        this.eKey[cur] = key;
-        this.eQueue[cur] = queue;
+      if (cur >= 0 && out.fSpec[cur].spec.name === s.name) {
+        out.fSpec[cur] = f;
+        out.fValue[cur] = value;
+        out.fOrigin[cur] = origin;
+        out.fWhere[cur] = where;
+        out.fKey[cur] = key;
+        out.fQueue[cur] = queue;
       } else {
         const e = this.entry(f, value, origin, where, key, queue, cur);
         if (prev < 0) this.head[slot] = e;
-        else this.eNext[prev] = e;
+        else out.fNext[prev] = e;
       }
     }
     const first = this.first[slot]!;
     if (f.field !== first.field) {
-      const names = (this.names[slot] ??= [first.field]);
-      if (!names.includes(f.field)) names.push(f.field);
+      let names = this.names[slot];
+      if (names === undefined) {
+        names = this.names[slot] = [first.field];
+        this.namesInferred[slot] = first.writeInferred.length > 0 ? 1 : 0;
+      }
+      if (!names.includes(f.field)) {
+        names.push(f.field);
+        if (f.writeInferred.length > 0) this.namesInferred[slot] = 1;
+      }
     }
   }
 
@@ -231,14 +232,15 @@ export class EngineWords {
     queue: number,
     next: number,
   ): number {
-    const e = this.ne++;
-    this.eSpec[e] = f;
-    this.eValue[e] = value;
-    this.eOrigin[e] = origin;
-    this.eWhere[e] = where;
-    this.eKey[e] = key;
-    this.eQueue[e] = queue;
-    this.eNext[e] = next;
+    const out = this.out!;
+    const e = out.nf++;
+    out.fSpec[e] = f;
+    out.fValue[e] = value;
+    out.fOrigin[e] = origin;
+    out.fWhere[e] = where;
+    out.fKey[e] = key;
+    out.fQueue[e] = queue;
+    out.fNext[e] = next;
     return e;
   }
 
@@ -259,7 +261,10 @@ export class EngineWords {
     }
   }
 
-  /** The words set, completed, appended to `out` in write order; the slots are left empty. */
+  /**
+   * The words set, completed, appended to `out` (the table their field rows are in) in write
+   * order; the slots are left empty.
+   */
   writes(out: PlannedWords): void {
     const slots = this.isSet.length;
     for (let i = 0; i < slots; i++) {
@@ -274,25 +279,24 @@ export class EngineWords {
       out.mask[n] = mask;
       out.value[n] = this.value[i];
       out.complete[n] = (mask & r.fieldMask) >>> 0 === r.fieldMask;
+      // A word of several register fields, none inferred on its own, puts no inferred fact on the
+      // device (the register's rule: an inferred address or an inferred field named).
       const alone = first.writeInferred;
       out.inferred[n] =
-        names !== undefined ? r.inferredWrite(names) : alone.length === 0 ? NO_INFERRED : alone;
-      for (let e = this.head[i]; e >= 0; e = this.eNext[e]) {
-        const k = out.nf++;
-        out.fSpec[k] = this.eSpec[e];
-        out.fValue[k] = this.eValue[e];
-        out.fOrigin[k] = this.eOrigin[e];
-        out.fWhere[k] = this.eWhere[e];
-        out.fKey[k] = this.eKey[e];
-        out.fQueue[k] = this.eQueue[e];
-      }
-      out.fieldEnd[n] = out.nf;
+        names !== undefined
+          ? this.namesInferred[i] === 1
+            ? r.inferredWrite(names)
+            : NO_INFERRED
+          : alone.length === 0
+            ? NO_INFERRED
+            : alone;
+      out.head[n] = this.head[i];
       this.isSet[i] = 0;
       this.head[i] = -1;
       this.tail[i] = -1;
       this.first[i] = undefined;
       this.names[i] = undefined;
     }
-    this.ne = 0;
+    this.out = undefined;
   }
 }
