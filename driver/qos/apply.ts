@@ -16,7 +16,7 @@ import type { ShadowIO } from '../../csr/runtime/shadow.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
 import { snapshotOf, type RegisterSnapshot } from './snapshot.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
-import { PlannedWords } from './plan-engine.ts';
+import { PlannedWords } from './plan-words.ts';
 import {
   planInput,
   planWords,
@@ -167,13 +167,12 @@ function wordBefore(
 /** Write `i` of `W` as applied: the word before (null when not read) and after, field by field. */
 function applied(W: PlannedWords, i: number, old: number | null, next: number): QosWrite {
   const r = W.reg[i];
-  const from = i === 0 ? 0 : W.fieldEnd[i - 1];
-  const to = W.fieldEnd[i];
+  const head = W.head[i];
   let fields: QosFieldChange[];
-  if (to - from === 1) fields = [fieldApplied(W, from, old)];
+  if (W.fNext[head] < 0) fields = [fieldApplied(W, head, old)];
   else {
-    fields = new Array<QosFieldChange>(to - from);
-    for (let k = from; k < to; k++) fields[k - from] = fieldApplied(W, k, old);
+    fields = [];
+    for (let k = head; k >= 0; k = W.fNext[k]) fields.push(fieldApplied(W, k, old));
   }
   return {
     engine: W.engine[i],
@@ -197,11 +196,22 @@ function fieldApplied(W: PlannedWords, k: number, old: number | null): QosFieldC
   };
 }
 
+/** The tables an apply works in (plain arrays, kept for the next apply with their room). */
+class ApplyTables {
+  /** The planned writes. */
+  readonly words = new PlannedWords();
+  /** The rows of `words` applied, in order. */
+  readonly rows: number[] = [];
+  /** Per applied row: the word before (-1: not read) and the word after. */
+  readonly olds: number[] = [];
+  readonly nexts: number[] = [];
+}
+
 /**
- * The planned-writes table of the last apply, for the next one (an apply takes it and gives it
- * back when done; an apply inside another, from `onPrevious`, makes its own).
+ * The tables of the last apply, for the next one (an apply takes them and gives them back when
+ * done; an apply inside another, from `onPrevious`, makes its own).
  */
-let spareWords: PlannedWords | undefined;
+let spareTables: ApplyTables | undefined;
 
 /**
  * Applies a plan (raw JSON or parsed) to `device`. See the module comment; options in
@@ -221,22 +231,23 @@ export function applyQos(
     'applyQos options',
   );
   const p = planInput(plan, opts);
-  const W = spareWords ?? new PlannedWords();
-  spareWords = undefined;
+  const tables = spareTables ?? new ApplyTables();
+  spareTables = undefined;
   try {
-    return applyWords(device, p, W, opts);
+    return applyWords(device, p, tables, opts);
   } finally {
-    spareWords = W;
+    spareTables = tables;
   }
 }
 
-/** applyQos with the plan parsed and a table to plan it in. */
+/** applyQos with the plan parsed and the tables to plan and compose it in. */
 function applyWords(
   device: Device,
   plan: QosPlan,
-  W: PlannedWords,
+  tables: ApplyTables,
   opts: ApplyQosOptions,
 ): QosApplyResult {
+  const W = tables.words;
   const warnings = planWords(plan, opts.engines, W);
   const n = W.n;
   // The inferred-write gate (planQos's): without allowInferred the writes that put inferred facts
@@ -250,7 +261,7 @@ function applyWords(
   }
   strictWarnings(opts, warnings);
   // The rows applied, in order.
-  const rows = new Int32Array(n);
+  const rows = tables.rows;
   let m = 0;
   for (let i = 0; i < n; i++) if (!gated || W.inferred[i].length === 0) rows[m++] = i;
 
@@ -281,8 +292,8 @@ function applyWords(
   };
   // Compose every word (`olds[j]` the word before, -1: not read; `nexts[j]` the word after) and
   // record it.
-  const olds = new Float64Array(m);
-  const nexts = new Float64Array(m);
+  const olds = tables.olds;
+  const nexts = tables.nexts;
   for (let j = 0; j < m; j++) {
     const i = rows[j];
     const old = wordBefore(W, i, windows, reportOld, io);
@@ -445,7 +456,7 @@ export function diffQos(
       out.notRead.push({ engine, file: r.file, path: r.path, offset: r.offset });
     }
     let differs = false;
-    for (let k = i === 0 ? 0 : W.fieldEnd[i - 1]; k < W.fieldEnd[i]; k++) {
+    for (let k = W.head[i]; k >= 0; k = W.fNext[k]) {
       const f = W.fSpec[k];
       const planned = W.fValue[k];
       const c = cur === null ? null : fieldValue(cur, f.spec);
@@ -467,7 +478,7 @@ export function diffQos(
         origin: W.fOrigin[k],
         inferred: f.inferred,
         ...(queue >= 0 ? { queue } : {}),
-        source: W.fSource[k],
+        source: W.source(k),
       });
     }
     if (differs)

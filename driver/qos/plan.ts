@@ -287,7 +287,9 @@ export function isQosPlan(v: unknown): v is QosPlan {
  */
 export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
   if (isQosPlan(input)) return input;
-  return normalizePlan(checkPlanFormat(input, QOS_LIMITS) ?? schemaParse(input, source), source);
+  const checked = checkPlanFormat(input, QOS_LIMITS);
+  if (checked !== undefined) return normalizePlan(checked, source, true);
+  return normalizePlan(schemaParse(input, source), source, false);
 }
 
 /**
@@ -296,7 +298,7 @@ export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
  */
 export function parseQosPlanWithSchema(input: unknown, source = 'plan'): QosPlan {
   if (isQosPlan(input)) return input;
-  return normalizePlan(schemaParse(input, source), source);
+  return normalizePlan(schemaParse(input, source), source, false);
 }
 
 /** The schema's parse of a plan; PLAN_INVALID naming every problem's JSON path. */
@@ -338,8 +340,23 @@ function planQueue(q: QueueEntryJson, where: string): PlanQueue {
   return pq;
 }
 
-/** One entry per engine, queues sorted, DWRR shorthand expanded; duplicates are PLAN_INVALID. */
-function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
+/**
+ * The plan's queue entry `q` as its first engine's PlanQueue: `q` itself with its path added, `q`
+ * being the checker's fresh entry (its keys in the schema's order, nothing else), which only this
+ * engine's plan holds.
+ */
+function ownPlanQueue(q: QueueEntryJson, where: string): PlanQueue {
+  const pq = q as PlanQueue;
+  pq.where = where;
+  return pq;
+}
+
+/**
+ * One entry per engine, queues sorted, DWRR shorthand expanded; duplicates are PLAN_INVALID.
+ * `fresh`: the plan is the checker's (checkPlanFormat), made for this parse: its queue entries
+ * become the first engine's PlanQueues (see ownPlanQueue); the schema's are copied (planQueue).
+ */
+function normalizePlan(plan: QosPlanJson, source: string, fresh: boolean): QosPlan {
   const byEngine = new Map<number, PlanEngine>();
   const entries = plan.engines;
   /** Per queue number: the index of its entry in the engine entry being read (-1: none yet). */
@@ -372,7 +389,9 @@ function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
         : typeof e.arbiters.dwrr === 'string'
           ? { enabled: e.arbiters.dwrr === 'on' }
           : { ...e.arbiters.dwrr };
-    for (const id of ids) {
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k];
+      const own = fresh && k === 0;
       const prev = byEngine.get(id);
       if (prev !== undefined) {
         throw new NxdmaError(
@@ -396,7 +415,9 @@ function normalizePlan(plan: QosPlanJson, source: string): QosPlan {
       const queues: PlanQueue[] = [];
       for (let n = 0; n < seenQ.length; n++) {
         const j = seenQ[n];
-        if (j >= 0) queues.push(planQueue(qs[j], `${where}.queues[${j}]`));
+        if (j < 0) continue;
+        const at = `${where}.queues[${j}]`;
+        queues.push(own ? ownPlanQueue(qs[j], at) : planQueue(qs[j], at));
       }
       byEngine.set(
         id,

@@ -12,7 +12,8 @@
 import { NxdmaError, hex } from '../../common/errors.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
 import type { UdmaFileName } from '../udma/regs.ts';
-import { PlannedWords, armingWarnings, planEngine, refillWarnings } from './plan-engine.ts';
+import { armingWarnings, planEngine, refillWarnings } from './plan-engine.ts';
+import { PlannedWords } from './plan-words.ts';
 import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 
 /** Where a planned value comes from: a class's default mapping, or the plan's own numbers. */
