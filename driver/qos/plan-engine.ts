@@ -10,9 +10,6 @@ import type { QosWarning } from './planner.ts';
 import { EngineWords, type PlannedWords } from './plan-words.ts';
 import { qosRegs, type PlanFieldSpec, type QueueFieldSpecs } from './qos-regs.ts';
 
-/** The plan's table (driver/qos/plan-words.ts), also importable from here. */
-export { PlannedWords } from './plan-words.ts';
-
 /** S2M_Q[n].cfg.AXI_qos; a queue the S2M half lacks is REGISTER_UNKNOWN (the lookup names it). */
 function s2mQueueField(f: PlanFieldSpec | undefined, n: number): PlanFieldSpec {
   if (f) return f;
