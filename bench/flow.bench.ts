@@ -307,7 +307,7 @@ function fromFirstRun(p: ReturnType<typeof prepareCompiled>): {
   interp: ReturnType<typeof measure>;
 } {
   const m = p.module;
-  const interp = measure(() => interpret(m, initialImage(m)), { runs: MIN_RUNS, warmup: 0 });
+  const interp = measure(() => interpret(m, initialImage(m)), { runs: MIN_RUNS, warmup: 2 });
   return { base: yardstick(p), interp };
 }
 
