@@ -74,9 +74,13 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && bufferOf(a).equals(b);
 }
 
+/** Bytes read back at once by compare (one buffer for every call: compare runs to its end). */
+const READ_BACK = 65536;
+const back = new Uint8Array(READ_BACK);
+
 /**
- * Reads every region back and compares it byte by byte with the reference (a region read back
- * equal to it as a whole has no mismatch to list).
+ * Reads every region back, READ_BACK bytes at a time, and compares it byte by byte with the
+ * reference (a piece read back equal to it as a whole has no mismatch to list).
  */
 export function compare(
   device: Device,
@@ -88,32 +92,32 @@ export function compare(
   let checkedBytes = 0;
   let mismatches = 0;
   const samples: MismatchSample[] = [];
-  // one read-back buffer for every region, as large as the largest
-  let largest = 0;
-  for (const r of expected.regions) if (r.size > largest) largest = r.size;
-  const back = new Uint8Array(largest);
   expected.regions.forEach((r, i) => {
-    const got = back.subarray(0, r.size);
-    device.memory.read(r.base, got);
     const want = r.bytes;
     const mask = written[i];
     destinationBytes += countNonZero(mask.subarray(0, r.size));
     checkedBytes += r.size;
-    if (sameBytes(got, want.subarray(0, r.size))) return;
-    for (let k = 0; k < r.size; k++) {
-      if (got[k] !== want[k]) {
-        mismatches++;
-        if (samples.length < 16) {
-          const addr = r.base + k;
-          const t = m.tensors.find((x) => addr >= x.address && addr < x.address + x.byteSize);
-          samples.push({
-            address: hex(addr),
-            region: r.name,
-            tensor: t ? t.name : null,
-            destination: mask[k] !== 0,
-            expected: want[k],
-            actual: got[k],
-          });
+    for (let at = 0; at < r.size; at += READ_BACK) {
+      const n = Math.min(READ_BACK, r.size - at);
+      const got = back.subarray(0, n);
+      device.memory.read(r.base + at, got);
+      if (sameBytes(got, want.subarray(at, at + n))) continue;
+      for (let j = 0; j < n; j++) {
+        const k = at + j;
+        if (got[j] !== want[k]) {
+          mismatches++;
+          if (samples.length < 16) {
+            const addr = r.base + k;
+            const t = m.tensors.find((x) => addr >= x.address && addr < x.address + x.byteSize);
+            samples.push({
+              address: hex(addr),
+              region: r.name,
+              tensor: t ? t.name : null,
+              destination: mask[k] !== 0,
+              expected: want[k],
+              actual: got[j],
+            });
+          }
         }
       }
     }

@@ -79,8 +79,8 @@ describe('verify: the read-back comparison', () => {
         const device = {
           memory: {
             read: (addr: number, dst: Uint8Array) => {
-              const i = regions.findIndex((x) => x.base === addr);
-              dst.set(got[i].subarray(0, dst.length));
+              const i = regions.findIndex((x) => addr >= x.base && addr < x.base + x.size);
+              dst.set(got[i].subarray(addr - regions[i].base, addr - regions[i].base + dst.length));
             },
           },
         } as unknown as Device;
@@ -97,6 +97,34 @@ describe('verify: the read-back comparison', () => {
       }),
       { seed: 20261204, numRuns: 500 },
     );
+  });
+
+  it('reads a region larger than its read-back buffer piece by piece, and finds mismatches in every piece', () => {
+    const size = 3 * 65536 + 1000; // three whole 64 KiB pieces and a partial one
+    const bytes = new Uint8Array(size);
+    for (let k = 0; k < size; k++) bytes[k] = (k * 13 + 5) & 0xff;
+    const want = new MemoryImage([{ name: 'big', base: 0x10000, size, bytes }]);
+    const got = bytes.slice();
+    const flips = [0, 65535, 65536, 131071, 131072 + 17, 196608, size - 1];
+    for (const k of flips) got[k] ^= 0x5a;
+    const written = [new Uint8Array(size).fill(1)];
+    const reads: number[] = [];
+    const device = {
+      memory: {
+        read: (addr: number, dst: Uint8Array) => {
+          reads.push(dst.length);
+          dst.set(got.subarray(addr - 0x10000, addr - 0x10000 + dst.length));
+        },
+      },
+    } as unknown as Device;
+    const m = { tensors: [] } as unknown as Module;
+    const v = compare(device, want, written, m);
+    expect(v).toEqual({ ...naive([got], want, written, m), checkedBytes: size });
+    expect(v.mismatches).toBe(flips.length);
+    expect(v.samples.map((x) => x.address)).toEqual(
+      flips.map((k) => `0x${(0x10000 + k).toString(16)}`),
+    );
+    expect(reads).toEqual([65536, 65536, 65536, 1000]);
   });
 
   it('counts the non-zero bytes of masks of many pages, pages of 0s, of 1s and mixed, at any offset', () => {
