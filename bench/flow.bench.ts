@@ -417,7 +417,7 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const out: BenchResult[] = [];
   out.push(emissionBench(contiguousCase(quick ? 256 : 2048), quick ? MIN_RUNS : 7));
   out.push(emissionBench(stridedCase(quick ? 64 : 512), quick ? MIN_RUNS : 7));
-  out.push(...(await endToEnd(quick ? 10_000 : 100_000, MIN_RUNS)));
+  out.push(...(await endToEnd(quick ? 10_000 : 100_000, quick ? MIN_RUNS : 9)));
   return out;
 }
 
