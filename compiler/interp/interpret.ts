@@ -310,6 +310,12 @@ export interface InterpretOptions {
    * default true, with plans and an arena). The same bytes, masks and errors either way.
    */
   hold?: boolean;
+  /**
+   * The memory for the written masks: a byte array as long as the image's arena (each region's
+   * mask a view of it at the region's offset there), cleared first. Default: a new array per
+   * region. Only for an image with an arena.
+   */
+  written?: Uint8Array;
 }
 
 /**
@@ -394,13 +400,38 @@ function keepPair(
   return true;
 }
 
+/** Per region of `image`, its written mask: new, or views of `into` cleared (InterpretOptions.written). */
+function writtenMasks(image: MemoryImage, into: Uint8Array | undefined): Uint8Array[] {
+  if (into === undefined) return image.regions.map((r) => new Uint8Array(r.size));
+  const a = image.arena;
+  if (a === null || into.length !== a.length || into.buffer === a.buffer) {
+    throw new NxdmaError(
+      'BAD_ARGUMENT',
+      a === null
+        ? 'interpret: written masks given for an image without an arena'
+        : `interpret: the written-mask memory holds ${into.length} bytes; the image's arena ${a.length}` +
+            (into.buffer === a.buffer ? ' (and is the image itself)' : ''),
+      {
+        where: 'InterpretOptions.written',
+        expected: a === null ? 'no written option' : `${a.length} bytes of other memory`,
+        actual: into.length,
+      },
+    );
+  }
+  into.fill(0);
+  return image.regions.map((r) => {
+    const off = r.bytes.byteOffset - a.byteOffset;
+    return into.subarray(off, off + r.size);
+  });
+}
+
 /** Runs every DMA of the program on `image` (changed in place). */
 export function interpret(
   m: Module,
   image: MemoryImage,
   opts: InterpretOptions = {},
 ): InterpretResult {
-  const written = image.regions.map((r) => new Uint8Array(r.size));
+  const written = writtenMasks(image, opts.written);
   let dmas = 0;
   let elements = 0;
   let bytes = 0;

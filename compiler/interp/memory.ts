@@ -90,14 +90,38 @@ export class MemoryImage {
     return r;
   }
 
-  /** A deep copy. */
-  clone(): MemoryImage {
+  /**
+   * A deep copy; with an arena, into `into` when given (a byte array as long as the arena), else
+   * into a new one.
+   */
+  clone(into?: Uint8Array): MemoryImage {
     const a = this.arena;
     if (a === null) {
       return new MemoryImage(this.regions.map((r) => ({ ...r, bytes: r.bytes.slice() })));
     }
-    const copy = a.slice();
-    const at = (r: ImageRegion) => copy.subarray(r.bytes.byteOffset, r.bytes.byteOffset + r.size);
+    if (into !== undefined && (into.length !== a.length || into.buffer === a.buffer)) {
+      throw new NxdmaError(
+        'BAD_ARGUMENT',
+        into.buffer === a.buffer
+          ? "MemoryImage.clone: the arena given is the image's own memory"
+          : `MemoryImage.clone: the arena given holds ${into.length} bytes; the image's holds ${a.length}`,
+        {
+          where: 'MemoryImage.clone into',
+          expected: `${a.length} bytes of other memory`,
+          actual: into.length,
+        },
+      );
+    }
+    let copy: Uint8Array;
+    if (into === undefined) copy = a.slice();
+    else {
+      into.set(a);
+      copy = into;
+    }
+    const at = (r: ImageRegion) => {
+      const off = r.bytes.byteOffset - a.byteOffset;
+      return copy.subarray(off, off + r.size);
+    };
     return new MemoryImage(
       this.regions.map((r) => ({ ...r, bytes: at(r) })),
       copy,
@@ -246,11 +270,8 @@ function fill(bytes: Uint8Array, seed: number): void {
 /** Largest region the interpreter allocates (the flow runs programs whose regions it can hold). */
 export const MAX_IMAGE_BYTES = 2 ** 31;
 
-/**
- * The program's initial memory: every region filled from `seed`, then each tensor's `init` values
- * written in its dtype.
- */
-export function initialImage(m: Module, seed = 1): MemoryImage {
+/** Where each region lies in an image's arena (8-byte aligned offsets), and the arena's length. */
+export function arenaLayout(m: Module): { offsets: number[]; size: number } {
   let total = 0;
   for (const r of m.regions) total += r.size;
   if (total > MAX_IMAGE_BYTES) {
@@ -260,17 +281,35 @@ export function initialImage(m: Module, seed = 1): MemoryImage {
       { where: 'memory.regions', expected: `<= ${MAX_IMAGE_BYTES} bytes`, actual: total },
     );
   }
-  // one arena, each region at an 8-byte aligned offset of it
   const offsets: number[] = [];
   let end = 0;
   for (const r of m.regions) {
     offsets.push(end);
     end += Math.ceil(r.size / 8) * 8;
   }
-  const arena = new Uint8Array(end);
+  return { offsets, size: end };
+}
+
+/**
+ * The program's initial memory: every region filled from `seed`, then each tensor's `init` values
+ * written in its dtype. The regions lie in one arena: `into` when given (as long as
+ * `arenaLayout(m).size`; every byte of it is written), else a new one.
+ */
+export function initialImage(m: Module, seed = 1, into?: Uint8Array): MemoryImage {
+  const { offsets, size: end } = arenaLayout(m);
+  if (into !== undefined && into.length !== end) {
+    throw new NxdmaError(
+      'BAD_ARGUMENT',
+      `initialImage: the arena given holds ${into.length} bytes; the program's regions need ${end}`,
+      { where: 'initialImage into', expected: `${end} bytes`, actual: into.length },
+    );
+  }
+  const arena = into ?? new Uint8Array(end);
   const regions = m.regions.map((r, i) => {
     const bytes = arena.subarray(offsets[i], offsets[i] + r.size);
     fill(bytes, ((seed >>> 0) * 65599 + i + 1) >>> 0);
+    // the alignment padding after the region: zero, as in a new arena
+    if (into !== undefined) arena.fill(0, offsets[i] + r.size, offsets[i + 1] ?? end);
     return { name: r.name, base: r.base, size: r.size, bytes };
   });
   const img = new MemoryImage(regions, arena);

@@ -262,6 +262,49 @@ describe('every destination byte is verified', () => {
     });
   });
 
+  it('a flow run after another of the same memory (its reference memory reused) finds only its own differences', async () => {
+    // the first flow writes t; the second writes u and leaves t as it was loaded
+    const first = prog((bb) =>
+      bb.load({ src: { tensor: 'x', ...full }, dst: { tensor: 't', ...full } }),
+    );
+    const second = prog((bb) =>
+      bb.load({ src: { tensor: 'x', ...full }, dst: { tensor: 'u', ...full } }),
+    );
+    expect((await run(first, { seed: 9 })).mismatches).toBe(0);
+    const p = prepareFlow(second);
+    const ringBase = defaultRingBase(p.module);
+    const mock = flowMock(p, ringBase);
+    let armed = false;
+    const memory: MemoryIO = {
+      read(addr, dst) {
+        mock.memory.read(addr, dst);
+        if (armed && addr <= 0x400_0010 && addr + dst.length > 0x400_0010)
+          dst[0x400_0010 - addr] ^= 0x40;
+      },
+      write: (a, s) => mock.memory.write(a, s),
+      isMapped: (a, l) => mock.memory.isMapped(a, l),
+      view: (a, l) => mock.memory.view?.(a, l),
+    };
+    const dev = Object.assign(Object.create(Object.getPrototypeOf(mock)), mock, {
+      memory,
+    }) as Device;
+    const runP = runPrepared(p, dev, { ringBase, seed: 2 });
+    armed = true;
+    const r = await runP;
+    // t is no destination of this flow: the first flow's written masks are not this one's
+    expect(r.mismatches).toBe(1);
+    expect(r.mismatchSamples[0]).toMatchObject({
+      address: '0x4000010',
+      tensor: 't',
+      destination: false,
+    });
+    // and the same flow on a sound device, after that one, verifies clean
+    const again = await run(second, { seed: 2 });
+    expect(again.mismatches).toBe(0);
+    expect(again.verifiedBytes).toBe(r.verifiedBytes);
+    expect(again.checkedBytes).toBe(r.checkedBytes);
+  });
+
   it('a device without a clock (polled like hardware) runs the same flow', async () => {
     const json = prog((bb) => {
       bb.load({ src: { tensor: 'x', ...full }, dst: { tensor: 't', ...full } });
