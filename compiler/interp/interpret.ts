@@ -33,6 +33,7 @@ import {
   TensorRegions,
   type ImageRegion,
   type MemoryImage,
+  checkArenaMemory,
 } from './memory.ts';
 import type { DtypeName } from '../ir/enums.ts';
 
@@ -404,25 +405,25 @@ function keepPair(
 function writtenMasks(image: MemoryImage, into: Uint8Array | undefined): Uint8Array[] {
   if (into === undefined) return image.regions.map((r) => new Uint8Array(r.size));
   const a = image.arena;
-  if (a === null || into.length !== a.length || into.buffer === a.buffer) {
+  if (a === null) {
     throw new NxdmaError(
       'BAD_ARGUMENT',
-      a === null
-        ? 'interpret: written masks given for an image without an arena'
-        : `interpret: the written-mask memory holds ${into.length} bytes; the image's arena ${a.length}` +
-            (into.buffer === a.buffer ? ' (and is the image itself)' : ''),
+      'interpret: written masks given for an image without an arena',
       {
         where: 'InterpretOptions.written',
-        expected: a === null ? 'no written option' : `${a.length} bytes of other memory`,
+        expected: 'no written option',
         actual: into.length,
       },
     );
   }
-  into.fill(0);
-  return image.regions.map((r) => {
-    const off = r.bytes.byteOffset - a.byteOffset;
-    return into.subarray(off, off + r.size);
+  checkArenaMemory(into, a.length, a, {
+    fn: 'interpret',
+    where: 'InterpretOptions.written',
+    what: 'the written-mask memory',
+    needs: "the image's arena",
   });
+  into.fill(0);
+  return image.regionViews(into);
 }
 
 /** Runs every DMA of the program on `image` (changed in place). */

@@ -99,33 +99,33 @@ export class MemoryImage {
     if (a === null) {
       return new MemoryImage(this.regions.map((r) => ({ ...r, bytes: r.bytes.slice() })));
     }
-    if (into !== undefined && (into.length !== a.length || into.buffer === a.buffer)) {
-      throw new NxdmaError(
-        'BAD_ARGUMENT',
-        into.buffer === a.buffer
-          ? "MemoryImage.clone: the arena given is the image's own memory"
-          : `MemoryImage.clone: the arena given holds ${into.length} bytes; the image's holds ${a.length}`,
-        {
-          where: 'MemoryImage.clone into',
-          expected: `${a.length} bytes of other memory`,
-          actual: into.length,
-        },
-      );
-    }
-    let copy: Uint8Array;
-    if (into === undefined) copy = a.slice();
-    else {
+    if (into !== undefined) {
+      checkArenaMemory(into, a.length, a, {
+        fn: 'MemoryImage.clone',
+        where: 'MemoryImage.clone into',
+        what: 'the arena given',
+        needs: "the image's holds",
+      });
       into.set(a);
-      copy = into;
     }
-    const at = (r: ImageRegion) => {
-      const off = r.bytes.byteOffset - a.byteOffset;
-      return copy.subarray(off, off + r.size);
-    };
+    const copy = into ?? a.slice();
+    const views = this.regionViews(copy);
     return new MemoryImage(
-      this.regions.map((r) => ({ ...r, bytes: at(r) })),
+      this.regions.map((r, i) => ({ ...r, bytes: views[i] })),
       copy,
     );
+  }
+
+  /**
+   * Each region's bytes in `into`, a byte array laid out as the arena: its view there at the
+   * region's offset in the arena (an image with an arena only).
+   */
+  regionViews(into: Uint8Array): Uint8Array[] {
+    const a = this.arena!;
+    return this.regions.map((r) => {
+      const off = r.bytes.byteOffset - a.byteOffset;
+      return into.subarray(off, off + r.size);
+    });
   }
 
   /** Bytes in all regions. */
@@ -270,6 +270,32 @@ function fill(bytes: Uint8Array, seed: number): void {
 /** Largest region the interpreter allocates (the flow runs programs whose regions it can hold). */
 export const MAX_IMAGE_BYTES = 2 ** 31;
 
+/**
+ * Memory given to hold an arena of `size` bytes, refused (BAD_ARGUMENT) when its length is another
+ * or it is the memory of `own` (the image's own arena): `at` names the function and the argument,
+ * what the memory is and what its length must match, for the message.
+ */
+export function checkArenaMemory(
+  into: Uint8Array,
+  size: number,
+  own: Uint8Array | null,
+  at: { fn: string; where: string; what: string; needs: string },
+): void {
+  const aliased = own !== null && into.buffer === own.buffer;
+  if (into.length === size && !aliased) return;
+  throw new NxdmaError(
+    'BAD_ARGUMENT',
+    aliased
+      ? `${at.fn}: ${at.what} is the image's own memory`
+      : `${at.fn}: ${at.what} holds ${into.length} bytes; ${at.needs} ${size}`,
+    {
+      where: at.where,
+      expected: own === null ? `${size} bytes` : `${size} bytes of other memory`,
+      actual: into.length,
+    },
+  );
+}
+
 /** Where each region lies in an image's arena (8-byte aligned offsets), and the arena's length. */
 export function arenaLayout(m: Module): { offsets: number[]; size: number } {
   let total = 0;
@@ -297,12 +323,13 @@ export function arenaLayout(m: Module): { offsets: number[]; size: number } {
  */
 export function initialImage(m: Module, seed = 1, into?: Uint8Array): MemoryImage {
   const { offsets, size: end } = arenaLayout(m);
-  if (into !== undefined && into.length !== end) {
-    throw new NxdmaError(
-      'BAD_ARGUMENT',
-      `initialImage: the arena given holds ${into.length} bytes; the program's regions need ${end}`,
-      { where: 'initialImage into', expected: `${end} bytes`, actual: into.length },
-    );
+  if (into !== undefined) {
+    checkArenaMemory(into, end, null, {
+      fn: 'initialImage',
+      where: 'initialImage into',
+      what: 'the arena given',
+      needs: "the program's regions need",
+    });
   }
   const arena = into ?? new Uint8Array(end);
   const regions = m.regions.map((r, i) => {

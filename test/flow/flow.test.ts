@@ -228,32 +228,42 @@ describe('rings', () => {
   });
 });
 
+/**
+ * Runs `json` on a mock whose memory flips bit 6 of the byte at `addr` in every read once the
+ * flow's set-up has returned: the flow's last reads are the verification's.
+ */
+async function runCorrupting(
+  json: unknown,
+  addr: number,
+  opts: Parameters<typeof runPrepared>[2] = {},
+): Promise<FlowReport> {
+  const p = prepareFlow(json);
+  const ringBase = defaultRingBase(p.module);
+  const mock = flowMock(p, ringBase);
+  let armed = false;
+  const memory: MemoryIO = {
+    read(a, dst) {
+      mock.memory.read(a, dst);
+      if (armed && a <= addr && a + dst.length > addr) dst[addr - a] ^= 0x40;
+    },
+    write: (a, s) => mock.memory.write(a, s),
+    isMapped: (a, l) => mock.memory.isMapped(a, l),
+    view: (a, l) => mock.memory.view?.(a, l),
+  };
+  const dev = Object.assign(Object.create(Object.getPrototypeOf(mock)), mock, {
+    memory,
+  }) as Device;
+  const runP = runPrepared(p, dev, { ...opts, ringBase });
+  armed = true;
+  return runP;
+}
+
 describe('every destination byte is verified', () => {
   it('a device that corrupts one byte is caught, with the tensor named', async () => {
     const json = prog((bb) =>
       bb.load({ src: { tensor: 'x', ...full }, dst: { tensor: 't', ...full } }),
     );
-    const p = prepareFlow(json);
-    const ringBase = defaultRingBase(p.module);
-    const mock = flowMock(p, ringBase);
-    let armed = false;
-    const memory: MemoryIO = {
-      read(addr, dst) {
-        mock.memory.read(addr, dst);
-        if (armed && addr <= 0x400_0010 && addr + dst.length > 0x400_0010)
-          dst[0x400_0010 - addr] ^= 0x40;
-      },
-      write: (a, s) => mock.memory.write(a, s),
-      isMapped: (a, l) => mock.memory.isMapped(a, l),
-      view: (a, l) => mock.memory.view?.(a, l),
-    };
-    const dev = Object.assign(Object.create(Object.getPrototypeOf(mock)), mock, {
-      memory,
-    }) as Device;
-    // arm the corruption after the rings are set up: the flow's last reads are the verification
-    const runP = runPrepared(p, dev, { ringBase });
-    armed = true;
-    const r = await runP;
+    const r = await runCorrupting(json, 0x400_0010);
     expect(r.mismatches).toBe(1);
     expect(r.mismatchSamples[0]).toMatchObject({
       address: '0x4000010',
@@ -271,26 +281,7 @@ describe('every destination byte is verified', () => {
       bb.load({ src: { tensor: 'x', ...full }, dst: { tensor: 'u', ...full } }),
     );
     expect((await run(first, { seed: 9 })).mismatches).toBe(0);
-    const p = prepareFlow(second);
-    const ringBase = defaultRingBase(p.module);
-    const mock = flowMock(p, ringBase);
-    let armed = false;
-    const memory: MemoryIO = {
-      read(addr, dst) {
-        mock.memory.read(addr, dst);
-        if (armed && addr <= 0x400_0010 && addr + dst.length > 0x400_0010)
-          dst[0x400_0010 - addr] ^= 0x40;
-      },
-      write: (a, s) => mock.memory.write(a, s),
-      isMapped: (a, l) => mock.memory.isMapped(a, l),
-      view: (a, l) => mock.memory.view?.(a, l),
-    };
-    const dev = Object.assign(Object.create(Object.getPrototypeOf(mock)), mock, {
-      memory,
-    }) as Device;
-    const runP = runPrepared(p, dev, { ringBase, seed: 2 });
-    armed = true;
-    const r = await runP;
+    const r = await runCorrupting(second, 0x400_0010, { seed: 2 });
     // t is no destination of this flow: the first flow's written masks are not this one's
     expect(r.mismatches).toBe(1);
     expect(r.mismatchSamples[0]).toMatchObject({

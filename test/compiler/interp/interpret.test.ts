@@ -2,7 +2,6 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ProgramBuilder, type BlockBuilder } from '../../../compiler/ir/builder.ts';
 import { AccessPattern } from '../../../compiler/ir/access-pattern.ts';
 import type { Module } from '../../../compiler/ir/module.ts';
 import {
@@ -19,56 +18,10 @@ import {
   type MemoryImage,
 } from '../../../compiler/interp/index.ts';
 import { MemoryImage as Image } from '../../../compiler/interp/memory.ts';
+import { ProgramBuilder } from '../../../compiler/ir/builder.ts';
 import { compileProgram } from '../../../compiler/passes/pipeline.ts';
+import { expectSameRun, program, sameBytes } from './program.ts';
 import { randomKnobs, randomProgram } from '../../flow/random-program.ts';
-
-function program(body: (bb: BlockBuilder) => void, loop?: number): Module {
-  const b = new ProgramBuilder({ name: 'interp', arch: 30 });
-  b.region({ name: 'host', type: 'dram', base: 0x1000_0000, size: 0x1_0000 });
-  b.region({ name: 'sb', type: 'sb', base: 0x2000_0000, size: 0x1_0000 });
-  b.tensor({
-    name: 'm',
-    region: 'host',
-    dtype: 'fp32',
-    shape: [4, 6],
-    kind: 'Input',
-    init: Array.from({ length: 24 }, (_, i) => i),
-  });
-  b.tensor({ name: 'mt', region: 'sb', dtype: 'fp32', shape: [6, 4] });
-  b.tensor({
-    name: 'w',
-    region: 'sb',
-    offset: 0x100,
-    dtype: 'fp32',
-    shape: [4, 6],
-    init: new Array(24).fill(10),
-  });
-  b.tensor({ name: 'i32', region: 'sb', offset: 0x200, dtype: 'int32', shape: [4, 6] });
-  b.tensor({
-    name: 'idx',
-    region: 'host',
-    offset: 0x800,
-    dtype: 'uint32',
-    shape: [3],
-    kind: 'Input',
-    init: [3, 0, 2],
-  });
-  b.tensor({
-    name: 'h16',
-    region: 'sb',
-    offset: 0x400,
-    dtype: 'fp16',
-    shape: [8],
-    init: [1, -2, 0.5, 65504, 1e-7, 3.14159, -0, 100],
-  });
-  const fb = b.function('main');
-  if (loop) {
-    body(fb.block('body', { loop: { iterations: loop } }));
-  } else {
-    body(fb.block('entry'));
-  }
-  return b.build();
-}
 
 function f32At(img: MemoryImage, addr: number): number {
   const r = img.region(addr, 4);
@@ -433,10 +386,6 @@ describe('reference interpreter: contiguous runs', () => {
 
   it('moves the same bytes with its regions in one arena as in separate arrays, on many programs', () => {
     const knobs = randomKnobs();
-    // byte arrays compared whole (the regions are large for toEqual)
-    const same = (x: Uint8Array[], y: Uint8Array[]) =>
-      x.length === y.length &&
-      x.every((v, i) => Buffer.from(v.buffer, v.byteOffset, v.length).equals(y[i]));
     fc.assert(
       fc.property(knobs, fc.integer({ min: 1, max: 1000 }), (k, seed) => {
         let m: Module;
@@ -451,7 +400,7 @@ describe('reference interpreter: contiguous runs', () => {
         const copy = start.clone();
         expect(copy.arena !== null).toBe(true);
         expect(
-          same(
+          sameBytes(
             copy.regions.map((r) => r.bytes),
             start.regions.map((r) => r.bytes),
           ),
@@ -460,16 +409,10 @@ describe('reference interpreter: contiguous runs', () => {
         expect(separate.arena === null).toBe(true);
         const a = interpret(m, copy);
         const b = interpret(m, separate);
-        expect(
-          same(
-            a.image.regions.map((r) => r.bytes),
-            b.image.regions.map((r) => r.bytes),
-          ),
-        ).toBe(true);
-        expect(same(a.written, b.written)).toBe(true);
+        expectSameRun(a, b);
         // the start image is untouched by the run of its clone
         expect(
-          same(
+          sameBytes(
             start.regions.map((r) => r.bytes),
             initialImage(m, seed).regions.map((r) => r.bytes),
           ),
