@@ -15,7 +15,7 @@ import { deviceShadow, type RegisterShadow } from '../udma/shadow.ts';
 import type { ShadowIO } from '../../csr/runtime/shadow.ts';
 import { checkSafetyFlags } from '../../common/flags.ts';
 import { snapshotOf, type RegisterSnapshot } from './snapshot.ts';
-import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
+import { readQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 import { PlannedWords } from './plan-words.ts';
 import {
   planInput,
@@ -230,7 +230,7 @@ export function applyQos(
     ['dryRun', 'verify', 'allowInferred', 'strict', 'reportOld', 'savePrevious'],
     'applyQos options',
   );
-  const p = planInput(plan, opts);
+  const p = planInput(plan, opts, false);
   const tables = spareTables ?? new ApplyTables();
   spareTables = undefined;
   try {
@@ -428,7 +428,7 @@ export function diffQos(
 ): QosDiff {
   checkDevice(device, 'diffQos');
   checkSafetyFlags(opts, ['allowInferred'], 'diffQos options');
-  const p = parseQosPlan(plan);
+  const p = readQosPlan(plan);
   const W = new PlannedWords();
   const warnings = planWords(p, opts.engines, W);
   const units = new Map<number, UdmaUnitIO>();

@@ -4,7 +4,7 @@
  * Pure: resolves classes through the default mapping (csr/formats/qos-class.ts).
  */
 import { DMAQoSClass, defaultQueueQos, toPriorityClass } from '../../csr/formats/qos-class.ts';
-import { parseQosPlan, type PlanEngine, type QosPlan, type QosPlanInput } from './plan.ts';
+import { readQosPlan, type PlanEngine, type QosPlan, type QosPlanInput } from './plan.ts';
 
 export interface PlanQueueRow {
   queue: number;
@@ -76,7 +76,7 @@ export function describeQosPlan(
   plan: QosPlanInput | QosPlan,
   engines?: readonly number[],
 ): PlanEngineTable[] {
-  const p = parseQosPlan(plan);
+  const p = readQosPlan(plan);
   return p.engines
     .filter((e) => !engines || engines.includes(e.engine))
     .map((e) => {

@@ -268,24 +268,45 @@ function planPath(path: string): string {
 /** The QoS plan format, as zod issues name it. */
 const PLAN_FORMAT = { name: 'the QoS plan format', schema: 'driver/qos/plan.schema.json' };
 
-/** True for an already validated plan (planQos and applyQos accept both). */
+/**
+ * The plans parseQosPlan returned: validated, then frozen to their last object (so still valid).
+ * Only these pass as parsed; any other object is parsed as a plan document, however parsed it looks.
+ */
+const validatedPlans = new WeakSet<object>();
+
+/** True for a plan parseQosPlan returned (planQos and applyQos take it without parsing again). */
 export function isQosPlan(v: unknown): v is QosPlan {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    (v as { version?: unknown }).version === 1 &&
-    Array.isArray((v as { engines?: unknown }).engines) &&
-    (v as { engines: unknown[] }).engines.every(
-      (e) => typeof e === 'object' && e !== null && typeof (e as PlanEngine).where === 'string',
-    )
-  );
+  return typeof v === 'object' && v !== null && validatedPlans.has(v);
+}
+
+/** Freezes every object and array of a normalized plan, and marks it validated. */
+function sealPlan(plan: QosPlan): QosPlan {
+  deepFreeze(plan);
+  validatedPlans.add(plan);
+  return plan;
+}
+
+function deepFreeze(x: object): void {
+  for (const v of Object.values(x)) if (typeof v === 'object' && v !== null) deepFreeze(v);
+  Object.freeze(x);
 }
 
 /**
  * Validates a plan (parsed JSON) and normalizes it. Throws NxdmaError PLAN_INVALID naming the JSON
- * path of every problem (`source` prefixes the path: a file name).
+ * path of every problem (`source` prefixes the path: a file name). The plan returned is frozen,
+ * and passes isQosPlan.
  */
 export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
+  if (isQosPlan(input)) return input;
+  return sealPlan(readQosPlan(input, source));
+}
+
+/**
+ * parseQosPlan for a caller the plan never leaves (applyQos, diffQos, describeQosPlan): the same
+ * validation and normalized plan, neither frozen nor marked (nothing outside the caller can reach
+ * it).
+ */
+export function readQosPlan(input: unknown, source = 'plan'): QosPlan {
   if (isQosPlan(input)) return input;
   const checked = checkPlanFormat(input, QOS_LIMITS);
   if (checked !== undefined) return normalizePlan(checked, source, true);
@@ -298,7 +319,7 @@ export function parseQosPlan(input: unknown, source = 'plan'): QosPlan {
  */
 export function parseQosPlanWithSchema(input: unknown, source = 'plan'): QosPlan {
   if (isQosPlan(input)) return input;
-  return normalizePlan(schemaParse(input, source), source, false);
+  return sealPlan(normalizePlan(schemaParse(input, source), source, false));
 }
 
 /** The schema's parse of a plan; PLAN_INVALID naming every problem's JSON path. */

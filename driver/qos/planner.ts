@@ -14,7 +14,7 @@ import { checkSafetyFlags } from '../../common/flags.ts';
 import type { UdmaFileName } from '../udma/regs.ts';
 import { armingWarnings, planEngine, refillWarnings } from './plan-engine.ts';
 import { PlannedWords } from './plan-words.ts';
-import { parseQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
+import { parseQosPlan, readQosPlan, type QosPlan, type QosPlanInput } from './plan.ts';
 
 /** Where a planned value comes from: a class's default mapping, or the plan's own numbers. */
 export type QosOrigin = 'class' | 'explicit';
@@ -122,9 +122,14 @@ export function buildQosWrites(
 
 /**
  * The options and the plan of planQos checked: the flags, `engines` (an array of engines of the
- * plan), the plan parsed (PLAN_INVALID, BAD_ARGUMENT).
+ * plan), the plan parsed (PLAN_INVALID, BAD_ARGUMENT). `escapes`: the plan is handed back to the
+ * caller (planQos's `plan`), so it is parseQosPlan's frozen plan; otherwise readQosPlan's.
  */
-export function planInput(plan: QosPlanInput | QosPlan, opts: PlanQosOptions): QosPlan {
+export function planInput(
+  plan: QosPlanInput | QosPlan,
+  opts: PlanQosOptions,
+  escapes: boolean,
+): QosPlan {
   checkSafetyFlags(opts, ['allowInferred', 'strict'], 'planQos options');
   if (opts.engines !== undefined && !Array.isArray(opts.engines)) {
     throw new NxdmaError('BAD_ARGUMENT', 'planQos options.engines must be an array of engine ids', {
@@ -133,7 +138,7 @@ export function planInput(plan: QosPlanInput | QosPlan, opts: PlanQosOptions): Q
       actual: opts.engines,
     });
   }
-  const p = parseQosPlan(plan);
+  const p = escapes ? parseQosPlan(plan) : readQosPlan(plan);
   if (opts.engines) {
     for (const id of opts.engines) {
       if (!p.engines.some((e) => e.engine === id)) {
@@ -174,7 +179,7 @@ export function strictWarnings(opts: PlanQosOptions, warnings: readonly QosWarni
  * `allowInferred`, and, under `strict`, for any warning.
  */
 export function planQos(plan: QosPlanInput | QosPlan, opts: PlanQosOptions = {}): QosProgram {
-  const p = planInput(plan, opts);
+  const p = planInput(plan, opts, true);
   const { writes: all, warnings } = buildQosWrites(p, opts.engines);
   const { writes, skipped } = opts.allowInferred
     ? { writes: all, skipped: [] }
