@@ -34,7 +34,7 @@ import {
   type PreparedFlow,
 } from './prepare.ts';
 import { checkDevice, poolCoreFor } from './device-check.ts';
-import { arbitration, compare, traceOf } from './verify.ts';
+import { arbitration, compare, traceMark, traceOf } from './verify.ts';
 import { Submission } from './submit.ts';
 
 /**
@@ -127,6 +127,8 @@ export async function runPrepared(
     const expected = interpret(m, start.clone(mem.copy), { written: mem.written });
     // --- device: memory, engines, queues, QoS
     opts.onPhase?.('run');
+    // the device's service trace from here on is this flow's (a device may have served others)
+    const mark = traceMark(device);
     for (const r of start.regions) device.memory.write(r.base, r.bytes);
     const rings = new FlowRings(device, {
       allowInferred: opts.allowInferred,
@@ -198,7 +200,7 @@ export async function runPrepared(
       checkedBytes: verify.checkedBytes,
       mismatches: verify.mismatches,
       mismatchSamples: verify.samples,
-      arbitration: arbitration(device, p, qosMode, qosWarnings),
+      arbitration: arbitration(device, p, qosMode, qosWarnings, mark),
       lowering: {
         dmas: p.lowered.totals.dmas,
         executed: p.lowered.totals.executed,
@@ -211,7 +213,7 @@ export async function runPrepared(
       drains: rings.drains,
       elapsedMs: Math.round((t1 - t0) * 10) / 10,
     };
-    if (opts.trace) report.trace = traceOf(p, device);
+    if (opts.trace) report.trace = traceOf(p, device, mark);
     return report;
   } finally {
     giveBackReferenceMemory(mem);

@@ -64,6 +64,7 @@ export interface FlowReport {
   /** Bytes that differ from the reference interpreter (destination or not). */
   mismatches: number;
   mismatchSamples: MismatchSample[];
+  /** What the arbiters served during the flow (a device that ran earlier flows: this one's only). */
   arbitration: {
     /** 'qos': strict levels and DWRR from each queue's class; 'round-robin': the reset arbiters. */
     mode: 'qos' | 'round-robin';
@@ -105,7 +106,10 @@ export interface FlowTrace {
       descriptors: string[];
     }[];
   }[];
-  /** The first 10,000 entries of the device's service trace (mocks/service-trace.ts). */
+  /**
+   * The first 10,000 entries of the device's service trace (mocks/service-trace.ts) recorded during
+   * the flow.
+   */
   service: ServiceTraceEntry[];
 }
 

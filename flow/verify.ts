@@ -125,14 +125,40 @@ export function compare(
   return { destinationBytes, checkedBytes, mismatches, samples };
 }
 
-/** Who the arbiters served: per queue packets, bytes, first and last cycle, the first grants. */
+/**
+ * Where the flow's own entries of the device's service trace start: the entries stored (and
+ * dropped) before it, as a device that served earlier flows keeps theirs. Zeros for a device
+ * without a trace.
+ */
+export interface TraceMark {
+  length: number;
+  dropped: number;
+}
+
+export function traceMark(device: Device): TraceMark {
+  const t = serviceTraceOf(device);
+  return t === null ? { length: 0, dropped: 0 } : { length: t.length, dropped: t.dropped };
+}
+
+/**
+ * Who the arbiters served during the flow (the trace's entries from `mark` on, see traceMark): per
+ * queue packets, bytes, first and last cycle, the first grants.
+ */
 export function arbitration(
   device: Device,
   p: PreparedFlow,
   mode: 'qos' | 'round-robin',
   warnings: string[],
+  mark: TraceMark,
 ): FlowReport['arbitration'] {
   const t = serviceTraceOf(device);
+  const lost = t === null ? 0 : t.dropped - mark.dropped;
+  if (lost > 0) {
+    warnings = [
+      ...warnings,
+      `the device's service trace did not store ${lost} of the flow's packets (over its limit, or off): the per-queue counts leave them out`,
+    ];
+  }
   const byRing = new Map<string, QueuePlacement>();
   for (const pl of p.active) byRing.set(`${pl.engine}:${pl.qid}`, pl);
   const stats = new Map<
@@ -141,7 +167,7 @@ export function arbitration(
   >();
   const grants: string[] = [];
   if (t !== null) {
-    for (let i = 0; i < t.length; i++) {
+    for (let i = mark.length; i < t.length; i++) {
       const e = t.at(i);
       const key = `${e.engine}:${e.queue}`;
       let s = stats.get(key);
@@ -177,8 +203,8 @@ export function arbitration(
   };
 }
 
-/** The lowering records and the service trace (for --trace). */
-export function traceOf(p: PreparedFlow, device: Device): FlowTrace {
+/** The lowering records and the flow's service trace entries from `mark` on (for --trace). */
+export function traceOf(p: PreparedFlow, device: Device, mark: TraceMark): FlowTrace {
   const dmas = p.lowered.dmas.map((d) => ({
     dma: d.label,
     queue: d.queue.name,
@@ -196,7 +222,7 @@ export function traceOf(p: PreparedFlow, device: Device): FlowTrace {
   const t = serviceTraceOf(device);
   const service: FlowTrace['service'] = [];
   if (t !== null) {
-    for (let i = 0; i < Math.min(t.length, 10000); i++) {
+    for (let i = mark.length; i < Math.min(t.length, mark.length + 10000); i++) {
       service.push(t.at(i));
     }
   }
