@@ -219,46 +219,53 @@ export type EngineRateLimitInput = z.output<typeof EngineRateLimitSchema>;
 // ---------------------------------------------------------------------------------------------
 // The normalized plan: one entry per engine, queues sorted, DWRR shorthand expanded.
 
+// A parsed plan is frozen (parseQosPlan): its types are read-only to the last property.
+
 export interface PlanDwrr {
-  enabled: boolean;
-  incFactor?: number;
-  weightInc?: number;
-  packetMode?: boolean;
+  readonly enabled: boolean;
+  readonly incFactor?: number;
+  readonly weightInc?: number;
+  readonly packetMode?: boolean;
 }
 
 export interface PlanArbiters {
-  prefetch?: 'rr' | 'qos';
-  s2mPrefetch?: 'rr' | 'qos';
-  dwrr?: PlanDwrr;
-  completion?: 'rr' | 'qos';
-  qPromotion?: boolean;
+  readonly prefetch?: 'rr' | 'qos';
+  readonly s2mPrefetch?: 'rr' | 'qos';
+  readonly dwrr?: PlanDwrr;
+  readonly completion?: 'rr' | 'qos';
+  readonly qPromotion?: boolean;
 }
 
 export interface PlanQueue {
-  queue: number;
-  class?: DMAQoSClassName;
-  qos?: QueueQosInput;
-  s2mAxiQos?: number;
-  rateLimit?: RateLimitInput;
+  readonly queue: number;
+  readonly class?: DMAQoSClassName;
+  readonly qos?: Readonly<QueueQosInput>;
+  readonly s2mAxiQos?: number;
+  readonly rateLimit?: Readonly<RateLimitInput>;
   /** JSON path of the entry ("engines[0].queues[2]"). */
-  where: string;
+  readonly where: string;
 }
 
 export interface PlanEngine {
-  engine: number;
-  arbiters: PlanArbiters;
-  rateLimit?: EngineRateLimitInput;
-  queues: PlanQueue[];
+  readonly engine: number;
+  readonly arbiters: PlanArbiters;
+  readonly rateLimit?: Readonly<
+    Omit<EngineRateLimitInput, 'stream'> & { stream?: Readonly<RateLimitInput> }
+  >;
+  readonly queues: readonly PlanQueue[];
   /** JSON path of the entry ("engines[0]"). */
-  where: string;
+  readonly where: string;
 }
 
 /** A validated plan: engines ascending, each once. */
 export interface QosPlan {
-  version: 1;
-  description?: string;
-  engines: PlanEngine[];
+  readonly version: 1;
+  readonly description?: string;
+  readonly engines: readonly PlanEngine[];
 }
+
+/** A plan entry being built (normalizePlan): its properties writable. */
+type Building<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A plan's path: the JSON path without its `$.` (`engines[0].queues[2]`), `(plan)` for the root. */
 function planPath(path: string): string {
@@ -351,7 +358,7 @@ function schemaParse(input: unknown, source: string): QosPlanJson {
  * output objects list their keys in that order, and have no other).
  */
 function planQueue(q: QueueEntryJson, where: string): PlanQueue {
-  const pq: PlanQueue = { queue: q.queue } as PlanQueue;
+  const pq = { queue: q.queue } as Building<PlanQueue>;
   if ('class' in q) pq.class = q.class;
   if ('qos' in q) pq.qos = q.qos;
   if ('s2mAxiQos' in q) pq.s2mAxiQos = q.s2mAxiQos;
@@ -367,7 +374,7 @@ function planQueue(q: QueueEntryJson, where: string): PlanQueue {
  * engine's plan holds.
  */
 function ownPlanQueue(q: QueueEntryJson, where: string): PlanQueue {
-  const pq = q as PlanQueue;
+  const pq = q as Building<PlanQueue>;
   pq.where = where;
   return pq;
 }
@@ -423,7 +430,7 @@ function normalizePlan(plan: QosPlanJson, source: string, fresh: boolean): QosPl
       }
       // The entry's arbiter modes with the DWRR shorthand expanded (dropped when not given), keys
       // in the schema's order.
-      const arbiters: PlanArbiters = {};
+      const arbiters: Building<PlanArbiters> = {};
       const given = e.arbiters;
       if (given !== undefined) {
         if ('prefetch' in given) arbiters.prefetch = given.prefetch;

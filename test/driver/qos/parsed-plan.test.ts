@@ -72,7 +72,8 @@ describe('parsed QoS plans', () => {
     expect(objects.length).toBeGreaterThan(5);
     for (const o of objects) expect(Object.isFrozen(o)).toBe(true);
     expect(() => {
-      (p.engines[0].queues[0] as { queue: number }).queue = 99;
+      // @ts-expect-error: the types of a parsed plan are read-only, as the plan is
+      p.engines[0].queues[0].queue = 99;
     }).toThrow(TypeError);
     expect(p.engines[0].queues[0].queue).toBe(0);
     // the input is left as it was (not frozen)

@@ -117,7 +117,7 @@ describe('planQos', () => {
     // would parse the copy again and refuse it first): planning stops inside the first engine
     // after some of its words were set.
     const bad = structuredClone(parseQosPlan(KNOWN));
-    bad.engines[0].queues[2].qos = { weight: QOS_LIMITS.weight + 1 };
+    (bad.engines[0].queues[2] as { qos?: object }).qos = { weight: QOS_LIMITS.weight + 1 };
     expectCode(() => planWords(bad, undefined, new PlannedWords()), 'PLAN_INVALID');
     const after = planQos(other, { allowInferred: true });
     expect(after).toStrictEqual(before);
