@@ -11,12 +11,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { spread } from './measure.ts';
 import type { BenchResult } from './types.ts';
+import { ROOT } from './root.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin/nxdma.mjs');
 
 interface Sample {

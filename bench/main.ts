@@ -12,14 +12,14 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildReport, toMetric, type FileResult, type Machine, type Report } from './results.ts';
 import type { BenchResult, BenchRun } from './types.ts';
+import { EXT, HERE, ROOT } from './root.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..');
-const outDir = join(root, 'out', 'bench');
+const here = HERE;
+const outDir = join(ROOT, 'out', 'bench');
 
 function fmt(v: number): string {
   if (!Number.isFinite(v)) return String(v);
@@ -109,7 +109,7 @@ async function main(argv: string[]): Promise<number> {
   const onlyAt = argv.indexOf('--only');
   const only = onlyAt >= 0 ? argv[onlyAt + 1] : undefined;
   const files = readdirSync(here)
-    .filter((f) => f.endsWith('.bench.ts'))
+    .filter((f) => f.endsWith(`.bench${EXT}`))
     .filter((f) => !only || f.includes(only))
     .sort();
   const all: FileResult[] = [];
@@ -126,7 +126,7 @@ async function main(argv: string[]): Promise<number> {
     memoryGiB: Math.round(totalmem() / 2 ** 30),
     loadavg: loadavg().map((x) => Number(x.toFixed(2))),
   };
-  const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' });
+  const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
   const report = buildReport(all, {
     date: new Date().toISOString(),
     command: `npm run bench${argv.length ? ' -- ' + argv.join(' ') : ''}`,

@@ -12,12 +12,13 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchRun } from './types.ts';
+import { EXT, HERE, ROOT } from './root.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..');
+const here = HERE;
+const root = ROOT;
 const outDir = join(root, 'out', 'profiles');
 
 /** The bench files whose code paths issue 16's table names. */
@@ -100,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
   const top = at >= 0 ? Number(argv[at + 1]) : 10;
   const full = argv.includes('--full');
   const named = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--top');
-  const files = (named.length ? named : HOT).map((n) => `${n}.bench.ts`);
+  const files = (named.length ? named : HOT).map((n) => `${n}.bench${EXT}`);
   mkdirSync(outDir, { recursive: true });
   const report: Record<string, Frame[]> = {};
   let failed = 0;
@@ -114,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
       failed++;
       continue;
     }
-    const target = join(outDir, file.replace(/\.ts$/, '.cpuprofile'));
+    const target = join(outDir, file.replace(/\.[jt]s$/, '.cpuprofile'));
     writeAtomically(target, JSON.stringify(profile));
     const frames = topFrames(profile, top);
     report[file] = frames;

@@ -4,6 +4,8 @@
 // site's client scripts). docs/packaging.md explains the choices.
 //
 //   node scripts/build.mjs          build dist/ (what `npm ci` runs through `prepare`)
+//   node scripts/build.mjs --bench  build out/bench-js/: the same, with bench/ (what `npm run
+//                                   bench` runs: the benchmarks measure the JavaScript that ships)
 import { spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -20,8 +22,10 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist');
-const staging = join(root, 'dist.tmp');
+const bench = process.argv.includes('--bench');
+const dist = bench ? join(root, 'out', 'bench-js') : join(root, 'dist');
+const staging = `${dist}.tmp`;
+const project = join(root, bench ? 'tsconfig.bench.json' : 'tsconfig.build.json');
 
 /** Files the built code opens by path at run time, copied beside the modules that open them. */
 const ASSETS = [
@@ -50,11 +54,9 @@ rmSync(staging, { recursive: true, force: true });
 
 const require = createRequire(import.meta.url);
 const tsc = require.resolve('typescript/bin/tsc');
-const r = spawnSync(
-  process.execPath,
-  [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', staging],
-  { stdio: 'inherit' },
-);
+const r = spawnSync(process.execPath, [tsc, '-p', project, '--outDir', staging], {
+  stdio: 'inherit',
+});
 if (r.status !== 0) {
   rmSync(staging, { recursive: true, force: true });
   process.exit(r.status ?? 1);
