@@ -18,7 +18,6 @@ import { buildReport, toMetric, type FileResult, type Machine, type Report } fro
 import type { BenchResult, BenchRun } from './types.ts';
 import { EXT, HERE, ROOT } from './root.ts';
 
-const here = HERE;
 const outDir = join(ROOT, 'out', 'bench');
 
 function fmt(v: number): string {
@@ -92,7 +91,7 @@ function runInChild(file: string, quick: boolean): FileResult {
 async function child(file: string, out: string, quick: boolean): Promise<number> {
   let body: { results?: BenchResult[]; error?: string };
   try {
-    const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
+    const mod = (await import(pathToFileURL(join(HERE, file)).href)) as { run: BenchRun };
     const results = await mod.run({ quick });
     for (const r of results) toMetric(r, file); // a bad name, goal or ratio fails this file
     body = { results };
@@ -108,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   const onlyAt = argv.indexOf('--only');
   const only = onlyAt >= 0 ? argv[onlyAt + 1] : undefined;
-  const files = readdirSync(here)
+  const files = readdirSync(HERE)
     .filter((f) => f.endsWith(`.bench${EXT}`))
     .filter((f) => !only || f.includes(only))
     .sort();

@@ -17,9 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BenchRun } from './types.ts';
 import { EXT, HERE, ROOT } from './root.ts';
 
-const here = HERE;
-const root = ROOT;
-const outDir = join(root, 'out', 'profiles');
+const outDir = join(ROOT, 'out', 'profiles');
 
 /** The bench files whose code paths issue 16's table names. */
 const HOT = ['compile', 'flow', 'mock', 'scale', 'qos', 'accessor', 'copy'];
@@ -57,7 +55,7 @@ export function topFrames(p: CpuProfile, top: number): Frame[] {
     if (cf.functionName === '(idle)' || isSettleWait(cf)) continue;
     busy++;
     if (cf.url.startsWith('node:')) continue;
-    const where = cf.url.startsWith('file://') ? relative(root, fileURLToPath(cf.url)) : cf.url;
+    const where = cf.url.startsWith('file://') ? relative(ROOT, fileURLToPath(cf.url)) : cf.url;
     const fn = cf.functionName || '(anonymous)';
     const key = `${fn}@${where}`;
     const c = counts.get(key) ?? { fn, where, n: 0 };
@@ -77,7 +75,7 @@ function isSettleWait(cf: { functionName: string; url: string }): boolean {
 
 /** `run` of one bench file under the V8 profiler (in this process, after its module loaded). */
 async function profileRun(file: string, quick: boolean): Promise<CpuProfile> {
-  const mod = (await import(pathToFileURL(join(here, file)).href)) as { run: BenchRun };
+  const mod = (await import(pathToFileURL(join(HERE, file)).href)) as { run: BenchRun };
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) =>
@@ -119,7 +117,7 @@ async function main(argv: string[]): Promise<number> {
     writeAtomically(target, JSON.stringify(profile));
     const frames = topFrames(profile, top);
     report[file] = frames;
-    process.stdout.write(`\n${file} (${relative(root, target)})\n`);
+    process.stdout.write(`\n${file} (${relative(ROOT, target)})\n`);
     for (const f of frames) {
       process.stdout.write(`  ${(f.self * 100).toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}\n`);
     }

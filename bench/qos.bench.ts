@@ -14,6 +14,7 @@ import {
   parseQosPlan,
   planQos,
   type PlannedWrite,
+  type QosPlan,
   type QosPlanInput,
 } from '../driver/qos/index.ts';
 import { RegisterShadow, UdmaEngine, deviceShadow } from '../driver/udma/index.ts';
@@ -181,28 +182,22 @@ export async function run(opts: { quick?: boolean }): Promise<BenchResult[]> {
   const rn = new MockDevice(smallDev);
   let da: MockDevice | undefined;
   let dn: MockDevice | undefined;
-  const t = measureAll(
-    {
-      value: {
-        setup: () => void resetState(ra),
-        run: () => applyQos(ra, plan, { allowInferred: true }),
+  // applyQos of `p` on the put-back device `dev` against the naive loop on its own put-back device.
+  const againstNaive = (dev: MockDevice, p: QosPlanInput | QosPlan) =>
+    measureAll(
+      {
+        value: {
+          setup: () => void resetState(dev),
+          run: () => applyQos(dev, p, { allowInferred: true }),
+        },
+        baseline: { setup: () => void resetState(rn), run: () => naiveApply(rn, program.writes) },
       },
-      baseline: { setup: () => void resetState(rn), run: () => naiveApply(rn, program.writes) },
-    },
-    { runs: reps, warmup },
-  );
+      { runs: reps, warmup },
+    );
+  const t = againstNaive(ra, plan);
   // The parsed plan in rounds of its own (after the plan document's: a parsed plan's frozen
   // objects are other shapes to the planner's property loads, which would otherwise see both).
-  const pp = measureAll(
-    {
-      value: {
-        setup: () => void resetState(rp),
-        run: () => applyQos(rp, parsed, { allowInferred: true }),
-      },
-      baseline: { setup: () => void resetState(rn), run: () => naiveApply(rn, program.writes) },
-    },
-    { runs: reps, warmup },
-  );
+  const pp = againstNaive(rp, parsed);
   // The fresh-device way on its own: its constructions would otherwise chill the caches of the
   // cases above too.
   const f = measureAll(
