@@ -61,7 +61,10 @@ export interface MockDeviceOptions {
   bytesPerCycle?: number;
   /** Register windows throw on bad accesses instead of logging them. Default false. */
   strict?: boolean;
-  /** Service trace: false disables it; `{ limit }` bounds it (default 1,000,000 entries). */
+  /**
+   * Service trace: false disables it; `{ limit }` bounds it (default 1,000,000 entries). The
+   * engines' event logs (`prefetches`, `completions`) follow it: off with it, bounded by its limit.
+   */
   serviceTrace?: boolean | { limit?: number };
   /** Called for every register access of every window. */
   registerTrace?: (ev: RegisterAccessEvent) => void;

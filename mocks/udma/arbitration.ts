@@ -118,8 +118,8 @@ export class ArbitrationPipeline {
     this.s2mCfg = new S2mConfig(c.S.queues);
     this.txFifo = new DescFifo('m2s', n);
     this.rxFifo = new DescFifo('s2m', c.S.queues);
-    this.completions = new CompletionLog();
-    this.prefetches = new CompletionLog();
+    this.completions = new CompletionLog(c.trace);
+    this.prefetches = new CompletionLog(c.trace);
     this.m2sComp = new CompletionUnit('m2s', n);
     this.s2mComp = new CompletionUnit('s2m', c.S.queues);
     this.m2sSide = {

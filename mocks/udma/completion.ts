@@ -41,12 +41,14 @@ export interface CompletionLogEntry {
 
 /**
  * Events of one engine in the order they happened (column-wise, bounded): completion writes
- * (`MockUdmaUnit.completions`) and prefetch grants (`MockUdmaUnit.prefetches`).
+ * (`MockUdmaUnit.completions`) and prefetch grants (`MockUdmaUnit.prefetches`). A log follows the
+ * device's service trace: it records while the trace is enabled, and keeps at most the trace's
+ * `limit` entries (a device built with `serviceTrace: { limit: 0 }` keeps none), counting the
+ * rest in `dropped`.
  */
 export class CompletionLog {
-  limit: number;
-  enabled = true;
   dropped = 0;
+  private readonly trace: { readonly enabled: boolean; readonly limit: number };
   private n = 0;
   private half = new Uint8Array(1024);
   private queue = new Uint8Array(1024);
@@ -54,8 +56,24 @@ export class CompletionLog {
   private cycle = new Float64Array(1024);
   private count = new Uint16Array(1024);
 
-  constructor(limit = 1_000_000) {
-    this.limit = limit;
+  /** `trace`: the service trace whose setting and limit the log follows. */
+  constructor(trace: { readonly enabled: boolean; readonly limit: number }) {
+    this.trace = trace;
+  }
+
+  /** Largest number of entries kept (the service trace's). */
+  get limit(): number {
+    return this.trace.limit;
+  }
+
+  /** True when `record` stores an entry now (the trace enabled, the log below the limit). */
+  get storing(): boolean {
+    return this.trace.enabled && this.n < this.trace.limit;
+  }
+
+  /** What `n` calls of `record` do while it stores nothing (`storing` false). */
+  skip(n: number): void {
+    this.dropped += n;
   }
 
   get length(): number {
@@ -63,7 +81,7 @@ export class CompletionLog {
   }
 
   record(half: UdmaHalf, queue: number, slot: number, cycle: number, count = 1): void {
-    if (!this.enabled || this.n >= this.limit) {
+    if (!this.storing) {
       this.dropped++;
       return;
     }

@@ -242,9 +242,13 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
 function applyGrants(p: ArbitrationPipeline, h: StreamHalf, q: number, n: number): void {
   const { f, grants: g } = h;
   (h.tx ? p.txPref : p.rxPref).pickAlone(q);
-  if (p.c.trace.enabled)
-    for (let i = 0; i < n; i++)
-      p.prefetches.record(h.tx ? 'm2s' : 's2m', q, g[2 * i], p.c.cycle, g[2 * i + 1]);
+  if (p.c.trace.enabled) {
+    const log = p.prefetches;
+    if (!log.storing) log.skip(n);
+    else
+      for (let i = 0; i < n; i++)
+        log.record(h.tx ? 'm2s' : 's2m', q, g[2 * i], p.c.cycle, g[2 * i + 1]);
+  }
   f.count[q] += h.nextSeq - h.fetchSeq[q];
   h.fetchSeq[q] = h.nextSeq;
   f.fetchOff[q] = h.nextOff;

@@ -20,9 +20,9 @@ function run(
   count: number,
   sizes: number[],
   set: Setup,
-  opts: { completion?: boolean } = {},
+  opts: { completion?: boolean; serviceTrace?: boolean | { limit: number } } = {},
 ) {
-  const dev = new MockDevice({ engines: [0], autoRun: 'none' });
+  const dev = new MockDevice({ engines: [0], autoRun: 'none', serviceTrace: opts.serviceTrace });
   const u = dev.udma(0);
   bringUp(u);
   const qps = Array.from(
@@ -365,5 +365,44 @@ describe('the completion arbiter (M2S_comp / S2M_comp.cfg_1c, comp_cfg.dis_comp_
         modify(u.s2m, 'S2M_Q[1].cfg', { AXI_qos: v });
     expect(rxWrites(run(2, 2, [64, 64], axiRx(0), { completion: true }).u)).toEqual([0, 1, 0, 1]);
     expect(rxWrites(run(2, 2, [64, 64], axiRx(3), { completion: true }).u)).toEqual([1, 1, 0, 0]);
+  });
+});
+
+describe('the engine event logs follow the service trace', () => {
+  const both = (r: ReturnType<typeof run>) => [r.u.prefetches, r.u.completions];
+
+  it('record every grant and completion write under the default trace', () => {
+    const r = run(2, 40, [64, 64], () => {}, { completion: true });
+    for (const log of both(r)) {
+      expect(log.length).toBeGreaterThan(0);
+      expect(log.dropped).toBe(0);
+    }
+  });
+
+  it('keep at most the trace limit of entries each, counting the rest as dropped', () => {
+    const all = both(run(2, 40, [64, 64], () => {}, { completion: true }));
+    const capped = both(
+      run(2, 40, [64, 64], () => {}, { completion: true, serviceTrace: { limit: 3 } }),
+    );
+    for (let i = 0; i < 2; i++) {
+      expect(capped[i].length).toBe(3);
+      expect(capped[i].entries()).toEqual(all[i].entries().slice(0, 3));
+      expect(capped[i].dropped).toBe(all[i].length - 3);
+    }
+  });
+
+  it('keep nothing under a limit of 0, and record nothing with the trace off', () => {
+    for (const log of both(
+      run(2, 40, [64, 64], () => {}, { completion: true, serviceTrace: { limit: 0 } }),
+    )) {
+      expect(log.length).toBe(0);
+      expect(log.dropped).toBeGreaterThan(0);
+    }
+    for (const log of both(
+      run(2, 40, [64, 64], () => {}, { completion: true, serviceTrace: false }),
+    )) {
+      expect(log.length).toBe(0);
+      expect(log.dropped).toBe(0);
+    }
   });
 });

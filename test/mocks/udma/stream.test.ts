@@ -238,6 +238,7 @@ function observe(r: Rig): unknown {
     order: (dev.serviceTrace as unknown as { nextOrder: number }).nextOrder,
     prefetches: u.prefetches.entries(),
     completions: u.completions.entries(),
+    logsDropped: [u.prefetches.dropped, u.completions.dropped],
     faults: u.faults,
     registers: [u.m2s.words, u.s2m.words].map(digest),
     memory: dev.memory.regions().map((g) => digest(g.bytes)),
