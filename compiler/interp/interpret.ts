@@ -320,6 +320,48 @@ export interface InterpretOptions {
 }
 
 /**
+ * Every DMA of the program in execution order (the module comment); returns the DMAs, elements and
+ * bytes moved. Copies may still be held (and marks unfilled) when it returns.
+ */
+function runBlocks(
+  m: Module,
+  image: MemoryImage,
+  written: Uint8Array[],
+  scratch: InterpScratch,
+  held: HeldCopies | null,
+): [dmas: number, elements: number, bytes: number] {
+  let dmas = 0;
+  let elements = 0;
+  let bytes = 0;
+  const pairs = new HoldPairs();
+  for (const f of m.functions) {
+    for (const bb of f.blocks) {
+      const iterations = bb.loop ? bb.loop.iterations : 1;
+      const list = bb.instrs;
+      for (let it = 0; it < iterations; it++) {
+        // an index walk, as for-of walks the array (no iterator object per instruction)
+        for (let k = 0; k < list.length; k++) {
+          const I = list[k];
+          const src = I.src;
+          const dst = I.dst;
+          if (!isDMAFamily(I.op) || src === null || dst === null) continue;
+          let n = src.numElements;
+          if (held === null || !holdCopy(I, src, dst, image, written, scratch, held, pairs)) {
+            // any other DMA sees the held copies' bytes moved
+            if (held !== null && held.size > 0) held.flush();
+            n = interpretDma(I, image, written, scratch);
+          }
+          dmas++;
+          elements += n;
+          bytes += n * dst.tensor.elemSize;
+        }
+      }
+    }
+  }
+  return [dmas, elements, bytes];
+}
+
+/**
  * Holds DMA I (its patterns `src` and `dst`) back in `held` when copyRuns would move it as one
  * stretch in one byte copy with its source and destination disjoint (same dtype, no reduce, a kept
  * plan of one stretch, both tensors in regions of the arena, the stretch inside them); returns
@@ -433,9 +475,6 @@ export function interpret(
   opts: InterpretOptions = {},
 ): InterpretResult {
   const written = writtenMasks(image, opts.written);
-  let dmas = 0;
-  let elements = 0;
-  let bytes = 0;
   const scratch: InterpScratch = { src: new Float64Array(4096), dst: new Float64Array(4096) };
   if (opts.plans !== false) scratch.plans = new CopyPlans();
   const marks = new WrittenMarks();
@@ -446,32 +485,11 @@ export function interpret(
     opts.hold !== false && opts.plans !== false && arena !== null
       ? new HeldCopies(arena, marks)
       : null;
-  const pairs = new HoldPairs();
-  for (const f of m.functions) {
-    for (const bb of f.blocks) {
-      const iterations = bb.loop ? bb.loop.iterations : 1;
-      const list = bb.instrs;
-      for (let it = 0; it < iterations; it++) {
-        // an index walk, as for-of walks the array (no iterator object per instruction)
-        for (let k = 0; k < list.length; k++) {
-          const I = list[k];
-          const src = I.src;
-          const dst = I.dst;
-          if (!isDMAFamily(I.op) || src === null || dst === null) continue;
-          let n = src.numElements;
-          if (held === null || !holdCopy(I, src, dst, image, written, scratch, held, pairs)) {
-            // any other DMA sees the held copies' bytes moved
-            if (held !== null && held.size > 0) held.flush();
-            n = interpretDma(I, image, written, scratch);
-          }
-          dmas++;
-          elements += n;
-          bytes += n * dst.tensor.elemSize;
-        }
-      }
-    }
-  }
+  const counts = runBlocks(m, image, written, scratch, held);
+  // (after the loop, in this function: the hot loop's optimized code holds no end-of-run code
+  // that runs once per program, which would have no type feedback and drop that code each time)
   if (held !== null) held.flush();
   marks.flush();
+  const [dmas, elements, bytes] = counts;
   return { image, written, dmas, elements, bytes };
 }
