@@ -48,6 +48,8 @@ export class MemoryRegion {
    * load and a store of a float64 element move its 8 bytes unchanged, NaN payloads included).
    */
   readonly f64: Float64Array | null;
+  /** The backing store `bytes` is a view of (two regions may share one: caller-owned backings). */
+  readonly store: ArrayBufferLike;
 
   constructor(name: string, kind: string, base: number, bytes: Uint8Array) {
     this.name = name;
@@ -57,6 +59,7 @@ export class MemoryRegion {
     this.end = base + bytes.length;
     this.bytes = bytes;
     this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.store = bytes.buffer;
     this.i32 =
       (bytes.byteOffset & 3) === 0
         ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2)

@@ -36,6 +36,7 @@ import type { MemoryRegion } from '../memory.ts';
 import { STAGE_SCHEDULER, W_CANDIDATE, W_OTHER, type ArbitrationPipeline } from './arbitration.ts';
 import type { HalfConfig } from './config.ts';
 import { TWO_POW_32, advanceSlot, writeHead, type HalfState } from './core.ts';
+import { HeldRuns } from './held-runs.ts';
 import { copyBytes } from './memory-access.ts';
 import { FETCH_OK, type DescFifo } from './prefetch.ts';
 
@@ -119,12 +120,15 @@ export class StreamScratch {
    */
   readonly srcOf: (MemoryRegion | undefined)[];
   readonly dstOf: (MemoryRegion | undefined)[];
+  /** The packets' copies, held back to move runs that continue one another at once. */
+  readonly held: HeldRuns;
 
   constructor(p: ArbitrationPipeline) {
     this.tx = new StreamHalf(true, p.txFifo, p.c.tx, p.m2sCfg, p.c.queues);
     this.rx = new StreamHalf(false, p.rxFifo, p.c.rx, p.s2mCfg, p.c.queues);
     this.srcOf = new Array<MemoryRegion | undefined>(p.c.queues).fill(undefined);
     this.dstOf = new Array<MemoryRegion | undefined>(p.c.queues).fill(undefined);
+    this.held = new HeldRuns(p.c.queues);
   }
 }
 
@@ -322,123 +326,132 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   const maskOnly = p.maskOnly;
   const srcOf = sc.srcOf;
   const dstOf = sc.dstOf;
+  // (the copies held back where no two regions alias and the rings lie in at most two regions)
+  const held = sc.held;
+  const hold = held.usable(c.mem.regions(), [...sc.tx.reg, ...sc.rx.reg]);
   let sReg = c.srcRegion;
   let dReg = c.dstRegion;
   let servedQueues = 0;
   let touched = 1 << q;
   let served = 0;
-  while (served < budget) {
-    const bit = 1 << q;
-    // -- Everything this step needs, checked before anything changes. --
-    // The look at q's new head packet (classify): drained, or one descriptor whose bytes fit one
-    // RX buffer, both buffers inside a region (every other candidate's head was checked so).
-    const drained = tx.tailOff[q] === tx.headOff[q] && tx.tailRid[q] === tx.headRid[q];
-    let len = 0;
-    if (!drained) {
-      if (txf.count[q] === 0 || rxf.count[q] === 0) break;
-      const te = q * cap + (tSeq[q] & mask);
-      const re = q * cap + (rSeq[q] & mask);
-      const w0 = tw0s[te];
-      if ((w0 & LAST) === 0) break;
-      len = w0 & LEN_MASK || (zeroIs64k ? 65536 : 0);
-      if (len === 0) break;
-      if ((rw0s[re] & LEN_MASK || 65536) < len) break; // (its FIFO's RX bytes then cover it)
-      const qsr = regionOf(p, sReg, taddrs, te, len);
-      if (qsr === undefined) break;
-      const qdr = regionOf(p, dReg, raddrs, re, len);
-      if (qdr === undefined) break;
-      srcOf[q] = qsr;
-      dstOf[q] = qdr;
-    }
-    const cand = drained ? p.cand & ~bit : p.cand;
-    if (cand === 0) break;
-    // q's fetches, as the prefetch will grant them, every descriptor they read valid.
-    let txGrants = 0;
-    let rxGrants = 0;
-    if (!drained) {
-      // (most steps: the room is below the least burst, no grant)
-      const tc = txf.count[q];
-      const rc = rxf.count[q];
-      txGrants = depth - tc >= m.minBurst(tc) ? grantsFor(sc.tx, depth, q) : 0;
-      if (txGrants < 0) break;
-      rxGrants = depth - rc >= s.minBurst(rc) ? grantsFor(sc.rx, depth, q) : 0;
-      if (rxGrants < 0) break;
-    }
-    // -- The step. --
-    // classify: q's head packet.
-    p.stale = 0;
-    p.rxCheck |= bit;
-    if (drained) {
-      p.work &= ~bit;
-      p.cand = cand;
-      p.why[q] = W_OTHER;
-      p.headBytes[q] = 0;
-    } else {
-      p.headDescs[q] = 1;
-      p.headBytes[q] = len;
-    }
-    // The TX prefetch, then the RX prefetch: only q may be granted.
-    if ((p.work & p.txCheck) !== 0) {
-      if (txGrants > 0) {
-        applyGrants(p, sc.tx, q, txGrants);
-        p.rxCheck |= bit; // a candidate fetched for: its head packet stands
-        touched |= bit;
+  try {
+    while (served < budget) {
+      const bit = 1 << q;
+      // -- Everything this step needs, checked before anything changes. --
+      // The look at q's new head packet (classify): drained, or one descriptor whose bytes fit one
+      // RX buffer, both buffers inside a region (every other candidate's head was checked so).
+      const drained = tx.tailOff[q] === tx.headOff[q] && tx.tailRid[q] === tx.headRid[q];
+      let len = 0;
+      if (!drained) {
+        if (txf.count[q] === 0 || rxf.count[q] === 0) break;
+        const te = q * cap + (tSeq[q] & mask);
+        const re = q * cap + (rSeq[q] & mask);
+        const w0 = tw0s[te];
+        if ((w0 & LAST) === 0) break;
+        len = w0 & LEN_MASK || (zeroIs64k ? 65536 : 0);
+        if (len === 0) break;
+        if ((rw0s[re] & LEN_MASK || 65536) < len) break; // (its FIFO's RX bytes then cover it)
+        const qsr = regionOf(p, sReg, taddrs, te, len);
+        if (qsr === undefined) break;
+        const qdr = regionOf(p, dReg, raddrs, re, len);
+        if (qdr === undefined) break;
+        srcOf[q] = qsr;
+        dstOf[q] = qdr;
       }
-      p.txCheck = txGrants > 0 ? bit : 0;
-    }
-    if ((p.work & p.rxCheck) !== 0) {
-      if (rxGrants > 0) {
-        applyGrants(p, sc.rx, q, rxGrants);
-        touched |= bit;
+      const cand = drained ? p.cand & ~bit : p.cand;
+      if (cand === 0) break;
+      // q's fetches, as the prefetch will grant them, every descriptor they read valid.
+      let txGrants = 0;
+      let rxGrants = 0;
+      if (!drained) {
+        // (most steps: the room is below the least burst, no grant)
+        const tc = txf.count[q];
+        const rc = rxf.count[q];
+        txGrants = depth - tc >= m.minBurst(tc) ? grantsFor(sc.tx, depth, q) : 0;
+        if (txGrants < 0) break;
+        rxGrants = depth - rc >= s.minBurst(rc) ? grantsFor(sc.rx, depth, q) : 0;
+        if (rxGrants < 0) break;
       }
-      p.rxCheck = rxGrants > 0 ? bit : 0;
+      // -- The step. --
+      // classify: q's head packet.
+      p.stale = 0;
+      p.rxCheck |= bit;
+      if (drained) {
+        p.work &= ~bit;
+        p.cand = cand;
+        p.why[q] = W_OTHER;
+        p.headBytes[q] = 0;
+      } else {
+        p.headDescs[q] = 1;
+        p.headBytes[q] = len;
+      }
+      // The TX prefetch, then the RX prefetch: only q may be granted.
+      if ((p.work & p.txCheck) !== 0) {
+        if (txGrants > 0) {
+          applyGrants(p, sc.tx, q, txGrants);
+          p.rxCheck |= bit; // a candidate fetched for: its head packet stands
+          touched |= bit;
+        }
+        p.txCheck = txGrants > 0 ? bit : 0;
+      }
+      if ((p.work & p.rxCheck) !== 0) {
+        if (rxGrants > 0) {
+          applyGrants(p, sc.rx, q, rxGrants);
+          touched |= bit;
+        }
+        p.rxCheck = rxGrants > 0 ? bit : 0;
+      }
+      // The scheduler's grant (its inputs as the general step sets them) and the packet walk
+      // (walk.ts for one descriptor on each side).
+      if (!maskOnly) {
+        p.setReady(cand);
+        if (!drained) arb.cost[q] = len;
+      }
+      const n = maskOnly ? arb.selectRoundRobin(cand) : arb.select(p.mode, cand);
+      const nLen = p.headBytes[n];
+      const te = n * cap + (tSeq[n] & mask);
+      const re = n * cap + (rSeq[n] & mask);
+      const txW0 = tw0s[te];
+      const rxW0 = rw0s[re];
+      // (noted when n's head was looked at, which for q was this step)
+      const nsr = srcOf[n]!;
+      const ndr = dstOf[n]!;
+      c.srcRegion = sReg = nsr;
+      c.dstRegion = dReg = ndr;
+      if (hold) held.copy(n, nsr, taddrs[te] - nsr.base, ndr, raddrs[re] - ndr.base, nLen);
+      else copyBytes(nsr, taddrs[te] - nsr.base, ndr, raddrs[re] - ndr.base, nLen);
+      txf.count[n]--;
+      tSeq[n]++;
+      advanceSlot(tx.headOff, tx.headRid, n, m.ringLen[n]);
+      tx.descs[n]++;
+      tx.bytes[n] += nLen;
+      if ((txW0 & INT_EN) !== 0) tx.interrupts[n]++;
+      rxf.count[n]--;
+      rSeq[n]++;
+      advanceSlot(rx.headOff, rx.headRid, n, s.ringLen[n]);
+      rx.descs[n]++;
+      rx.bytes[n] += nLen;
+      if ((rxW0 & INT_EN) !== 0) rx.interrupts[n]++;
+      tx.packets[n]++;
+      rx.packets[n]++;
+      const start = c.cycle;
+      c.cycle += 1 + Math.ceil(nLen / c.bytesPerCycle);
+      c.packetsServed++;
+      if (storing) c.trace.record(c.engine, n, nLen, 1, start, c.cycle, m.qQos[n], STAGE_SCHEDULER);
+      else skipped++;
+      const nb = 1 << n;
+      p.stale |= nb;
+      p.txCheck |= nb;
+      p.rxCheck |= nb;
+      p.lastServed = n;
+      servedQueues |= nb;
+      touched |= nb;
+      served++;
+      q = n;
     }
-    // The scheduler's grant (its inputs as the general step sets them) and the packet walk
-    // (walk.ts for one descriptor on each side).
-    if (!maskOnly) {
-      p.setReady(cand);
-      if (!drained) arb.cost[q] = len;
-    }
-    const n = maskOnly ? arb.selectRoundRobin(cand) : arb.select(p.mode, cand);
-    const nLen = p.headBytes[n];
-    const te = n * cap + (tSeq[n] & mask);
-    const re = n * cap + (rSeq[n] & mask);
-    const txW0 = tw0s[te];
-    const rxW0 = rw0s[re];
-    // (noted when n's head was looked at, which for q was this step)
-    const nsr = srcOf[n]!;
-    const ndr = dstOf[n]!;
-    c.srcRegion = sReg = nsr;
-    c.dstRegion = dReg = ndr;
-    copyBytes(nsr, taddrs[te] - nsr.base, ndr, raddrs[re] - ndr.base, nLen);
-    txf.count[n]--;
-    tSeq[n]++;
-    advanceSlot(tx.headOff, tx.headRid, n, m.ringLen[n]);
-    tx.descs[n]++;
-    tx.bytes[n] += nLen;
-    if ((txW0 & INT_EN) !== 0) tx.interrupts[n]++;
-    rxf.count[n]--;
-    rSeq[n]++;
-    advanceSlot(rx.headOff, rx.headRid, n, s.ringLen[n]);
-    rx.descs[n]++;
-    rx.bytes[n] += nLen;
-    if ((rxW0 & INT_EN) !== 0) rx.interrupts[n]++;
-    tx.packets[n]++;
-    rx.packets[n]++;
-    const start = c.cycle;
-    c.cycle += 1 + Math.ceil(nLen / c.bytesPerCycle);
-    c.packetsServed++;
-    if (storing) c.trace.record(c.engine, n, nLen, 1, start, c.cycle, m.qQos[n], STAGE_SCHEDULER);
-    else skipped++;
-    const nb = 1 << n;
-    p.stale |= nb;
-    p.txCheck |= nb;
-    p.rxCheck |= nb;
-    p.lastServed = n;
-    servedQueues |= nb;
-    touched |= nb;
-    served++;
-    q = n;
+  } finally {
+    // every packet's bytes in place before anyone looks at memory
+    if (hold) held.flush();
   }
   // The FIFO entries and the head registers, as the general path keeps them.
   for (let b = touched; b !== 0; b &= b - 1) {

@@ -377,6 +377,23 @@ describe('the streaming path against the general step', () => {
     }
   });
 
+  it('moves runs of copies that continue one another, and ones whose destinations overlap another queue, as the general step does', () => {
+    for (const overlap of [0, 32, 64]) {
+      const [fast, slow] = [true, false].map((on) => rig(2, 256, on, true));
+      for (const r of [fast, slow]) {
+        // queue 0 and queue 1 each write a run of tiles; queue 1's run starts `overlap` bytes into
+        // queue 0's, so its packets write bytes queue 0 writes too (the order decides them)
+        for (let i = 0; i < 200; i++) {
+          r.qps[0].copy(SRC + i * 64, DST + i * 64, 64);
+          r.qps[1].copy(SRC + 0x20000 + i * 64, DST + overlap + i * 64, 64);
+        }
+        expect(r.dev.runUntilIdle()).toBe(400);
+      }
+      expect(observe(fast)).toEqual(observe(slow));
+      expect(fast.u.packetsStreamed).toBeGreaterThan(380);
+    }
+  });
+
   it('serves a long run under prefetch by QoS, strict levels and DWRR as the general step does', () => {
     for (const queues of [2, 16]) {
       const [fast, slow] = [true, false].map((on) => rig(queues, 256, on, true));
