@@ -18,6 +18,16 @@
  *   the path reads, is moved at once (after those runs), never held;
  * - the path moves every held run before it returns (`flush`), so whoever looks at memory next
  *   (the general step, a host read) sees every packet's bytes.
+ *
+ * Each run also keeps how far it may grow without reaching another run (`dLimit`, `sLimit`), so a
+ * packet that continues its queue's run within them is added without looking at the other runs.
+ * Runs only grow upwards and a run's start never moves while it is held, and held runs do not
+ * overlap where one writes (independence), so every other run's byte that a run could reach lies
+ * at or above its end. Its limits are the least start, at or above its end, of the other runs'
+ * ranges it must not reach: in its destination region every other run's destination and source,
+ * in its source region every other run's destination. They are computed when the run starts (or
+ * grows past them) and lowered when another run starts above it; a run moved early leaves the
+ * others' limits lower than they need be, which only sends a packet the long way.
  */
 import type { MemoryRegion } from '../memory.ts';
 import { copyBytes } from './memory-access.ts';
@@ -29,6 +39,9 @@ export class HeldRuns {
   private readonly d: Float64Array;
   /** Per queue: its run's bytes (0: none held). */
   private readonly len: Float64Array;
+  /** Per queue: the offsets its run's destination and source may grow up to (see above). */
+  private readonly dLimit: Float64Array;
+  private readonly sLimit: Float64Array;
   /** Queues holding a run (bit q). */
   private held = 0;
   /** The regions holding the rings the path reads (at most two; `usable` is false past that). */
@@ -41,6 +54,8 @@ export class HeldRuns {
     this.so = new Float64Array(queues);
     this.d = new Float64Array(queues);
     this.len = new Float64Array(queues);
+    this.dLimit = new Float64Array(queues);
+    this.sLimit = new Float64Array(queues);
   }
 
   /**
@@ -67,6 +82,18 @@ export class HeldRuns {
 
   /** Moves `n` bytes of queue q's packet from offset so of `src` to offset d of `dst`. */
   copy(q: number, src: MemoryRegion, so: number, dst: MemoryRegion, d: number, n: number): void {
+    const l = this.len[q];
+    const continues =
+      l > 0 &&
+      this.src[q] === src &&
+      this.dst[q] === dst &&
+      this.so[q] + l === so &&
+      this.d[q] + l === d;
+    // (within its limits no other run's byte is in reach: nothing to move first)
+    if (continues && d + n <= this.dLimit[q] && so + n <= this.sLimit[q]) {
+      this.len[q] = l + n;
+      return;
+    }
     const bit = 1 << q;
     // every other queue's run the packet depends on, or that depends on it, moves first
     for (let b = this.held & ~bit; b !== 0; b &= b - 1) {
@@ -80,20 +107,13 @@ export class HeldRuns {
       )
         this.move(i);
     }
-    const l = this.len[q];
-    if (l > 0) {
+    if (continues) {
       // (its source and destination in two regions: a packet continuing it overlaps neither)
-      if (
-        this.src[q] === src &&
-        this.dst[q] === dst &&
-        this.so[q] + l === so &&
-        this.d[q] + l === d
-      ) {
-        this.len[q] = l + n;
-        return;
-      }
-      this.move(q);
+      this.len[q] = l + n;
+      this.limit(q);
+      return;
     }
+    if (l > 0) this.move(q);
     if (src === dst || dst === this.ring0 || dst === this.ring1) {
       copyBytes(src, so, dst, d, n);
       return;
@@ -104,6 +124,37 @@ export class HeldRuns {
     this.d[q] = d;
     this.len[q] = n;
     this.held |= bit;
+    this.limit(q);
+    // the runs below the new one may not grow into it
+    for (let b = this.held & ~bit; b !== 0; b &= b - 1) {
+      const i = 31 - Math.clz32(b & -b);
+      const end = this.d[i] + this.len[i];
+      if (this.dst[i] === dst && d >= end && d < this.dLimit[i]) this.dLimit[i] = d;
+      if (this.dst[i] === src && so >= end && so < this.dLimit[i]) this.dLimit[i] = so;
+      if (this.src[i] === dst) {
+        const sEnd = this.so[i] + this.len[i];
+        if (d >= sEnd && d < this.sLimit[i]) this.sLimit[i] = d;
+      }
+    }
+  }
+
+  /** Sets the limits of q's run from the other runs held (see the module comment). */
+  private limit(q: number): void {
+    const src = this.src[q];
+    const dst = this.dst[q];
+    const end = this.d[q] + this.len[q];
+    const sEnd = this.so[q] + this.len[q];
+    let dl = Infinity;
+    let sl = Infinity;
+    for (let b = this.held & ~(1 << q); b !== 0; b &= b - 1) {
+      const i = 31 - Math.clz32(b & -b);
+      const od = this.d[i];
+      if (this.dst[i] === dst && od >= end && od < dl) dl = od;
+      if (this.src[i] === dst && this.so[i] >= end && this.so[i] < dl) dl = this.so[i];
+      if (this.dst[i] === src && od >= sEnd && od < sl) sl = od;
+    }
+    this.dLimit[q] = dl;
+    this.sLimit[q] = sl;
   }
 
   /** Moves every held run. */

@@ -19,6 +19,7 @@ const RUNS = Number(process.env.NXDMA_FUZZ_RUNS ?? 60);
 const RINGS = 0x200000;
 const SRC = 0x100000;
 const DST = 2 ** 32;
+const SRAM = 2 ** 33;
 const COMP = 0x80000;
 
 type Op =
@@ -144,6 +145,7 @@ function rig(
   ring: number,
   streaming: boolean,
   trace: boolean | { limit: number },
+  sram = false,
 ): Rig {
   const dev = new MockDevice({
     engines: [0],
@@ -152,6 +154,7 @@ function rig(
     memory: [
       { name: 'host', base: 0, size: 4 << 20 },
       { name: 'dram', base: DST, size: 1 << 20 },
+      ...(sram ? [{ name: 'sram', base: SRAM, size: 1 << 20 }] : []),
     ],
   });
   const u = dev.udma(0);
@@ -391,6 +394,41 @@ describe('the streaming path against the general step', () => {
       }
       expect(observe(fast)).toEqual(observe(slow));
       expect(fast.u.packetsStreamed).toBeGreaterThan(380);
+    }
+  });
+
+  it('moves a run before another queue’s run grows into its bytes, as the general step does', () => {
+    // Runs from the host into dram and sram, and from sram into dram (the rings are in the host);
+    // round robin serves the queues in turn, so the order decides the bytes.
+    for (const ahead of [1, 17, 64]) {
+      const [fast, slow] = [true, false].map((on) => rig(3, 256, on, true, true));
+      for (const r of [fast, slow]) {
+        const [q0, q1, q2] = r.qps;
+        // queue 0's destination grows into what queue 1 writes and what queue 2 reads
+        for (let i = 0; i < 60; i++) {
+          q0.copy(SRC + i * 64, DST + i * 64, 64);
+          q1.copy(SRC + 0x10000 + i * 64, DST + ahead * 64 + i * 64, 64);
+          q2.copy(DST + (ahead + 40) * 64 + i * 64, SRAM + i * 64, 64);
+        }
+        // queue 0's source grows into what queue 1 writes (both runs start in one round)
+        for (let i = 0; i < 60; i++) {
+          q0.copy(SRAM + 0x40000 + i * 64, DST + 0x20000 + i * 64, 64);
+          q1.copy(SRC + 0x20000 + i * 64, SRAM + 0x40000 + ahead * 64 + i * 64, 64);
+        }
+        // queue 0's source grows into what queue 2 writes (queue 2's run started 60 rounds before)
+        for (let i = 0; i < 60; i++) {
+          q2.copy(SRC + 0x30000 + i * 64, SRAM + 0x80000 + ahead * 64 + i * 64, 64);
+          q0.copy(SRAM + 0x80000 + i * 64, DST + 0x40000 + i * 64, 64);
+        }
+        // queue 0's destination grows into what queue 1 writes (queue 1's run started before)
+        for (let i = 0; i < 60; i++) {
+          q1.copy(SRC + 0x40000 + i * 64, DST + 0x60000 + ahead * 64 + i * 64, 64);
+          q0.copy(SRC + 0x50000 + i * 64, DST + 0x60000 + i * 64, 64);
+        }
+        expect(r.dev.runUntilIdle()).toBe(540);
+      }
+      expect(observe(fast)).toEqual(observe(slow));
+      expect(fast.u.packetsStreamed).toBeGreaterThan(500);
     }
   });
 
