@@ -90,10 +90,21 @@ export class HeldRuns {
       this.so[q] + l === so &&
       this.d[q] + l === d;
     // (within its limits no other run's byte is in reach: nothing to move first)
-    if (continues && d + n <= this.dLimit[q] && so + n <= this.sLimit[q]) {
-      this.len[q] = l + n;
-      return;
-    }
+    if (continues && d + n <= this.dLimit[q] && so + n <= this.sLimit[q]) this.len[q] = l + n;
+    else this.place(q, src, so, dst, d, n, continues);
+  }
+
+  /** `copy` of a packet that does not continue its queue's run within the run's limits. */
+  private place(
+    q: number,
+    src: MemoryRegion,
+    so: number,
+    dst: MemoryRegion,
+    d: number,
+    n: number,
+    continues: boolean,
+  ): void {
+    const l = this.len[q];
     const bit = 1 << q;
     // every other queue's run the packet depends on, or that depends on it, moves first
     for (let b = this.held & ~bit; b !== 0; b &= b - 1) {

@@ -204,6 +204,12 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
   const len = cfg.ringLen[q];
   const dv = h.reg[q]!.dv;
   const at = h.at[q];
+  const w0s = h.w0s;
+  const addrs = h.addrs;
+  const base = q * h.cap;
+  const wrap = h.cap - 1;
+  const tail = st.tailOff[q];
+  const tailRid = st.tailRid[q];
   let count = f.count[q];
   let off = f.fetchOff[q];
   let rid = f.fetchRid[q];
@@ -212,11 +218,13 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
   for (;;) {
     // (room below the least burst: no grant, whatever is handed over)
     const room = depth - count;
-    if (room <= 0 || room < cfg.minBurst(count)) break;
-    const avail = inFlight(len, st.tailOff[q], st.tailRid[q], off, rid);
+    if (room <= 0) break;
+    const least = cfg.minBurst(count);
+    if (room < least) break;
+    const avail = inFlight(len, tail, tailRid, off, rid);
     if (avail === 0) break;
     const k = Math.min(avail, room, cfg.maxBurst);
-    if (k < cfg.minBurst(count)) break;
+    if (k < least) break;
     g[2 * n] = off;
     g[2 * n + 1] = k;
     n++;
@@ -227,9 +235,9 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
       const w0 = dv.getUint32(o, true);
       if (((w0 >>> RID_SHIFT) & 3) !== rid) return -1;
       // Decoded once, into the entry it will be (taken only if the step goes ahead).
-      const e = h.at2(q, seq++);
-      h.w0s[e] = w0;
-      h.addrs[e] = dv.getUint32(o + 8, true) + dv.getUint32(o + 12, true) * TWO_POW_32;
+      const e = base + (seq++ & wrap);
+      w0s[e] = w0;
+      addrs[e] = dv.getUint32(o + 8, true) + dv.getUint32(o + 12, true) * TWO_POW_32;
       if (++off === len) {
         off = 0;
         rid = nextRingId(rid);
@@ -329,6 +337,13 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   // (the copies held back where no two regions alias and the rings lie in at most two regions)
   const held = sc.held;
   const hold = held.usable(c.mem.regions(), [...sc.tx.reg, ...sc.rx.reg]);
+  // A packet's cycles: ceil(bytes / bytesPerCycle), by a shift when that is a power of two (the
+  // bytes are integers below 2^17, so the shift is the same number)
+  const bpc = c.bytesPerCycle;
+  const bpcShift =
+    Number.isInteger(bpc) && bpc > 0 && bpc <= 2 ** 30 && (bpc & (bpc - 1)) === 0
+      ? 31 - Math.clz32(bpc)
+      : -1;
   let sReg = c.srcRegion;
   let dReg = c.dstRegion;
   let servedQueues = 0;
@@ -435,7 +450,7 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
       tx.packets[n]++;
       rx.packets[n]++;
       const start = c.cycle;
-      c.cycle += 1 + Math.ceil(nLen / c.bytesPerCycle);
+      c.cycle += 1 + (bpcShift >= 0 ? (nLen + bpc - 1) >>> bpcShift : Math.ceil(nLen / bpc));
       c.packetsServed++;
       if (storing) c.trace.record(c.engine, n, nLen, 1, start, c.cycle, m.qQos[n], STAGE_SCHEDULER);
       else skipped++;
