@@ -146,9 +146,11 @@ function rig(
   streaming: boolean,
   trace: boolean | { limit: number },
   sram = false,
+  bytesPerCycle?: number,
 ): Rig {
   const dev = new MockDevice({
     engines: [0],
+    ...(bytesPerCycle !== undefined ? { bytesPerCycle } : {}),
     autoRun: 'none',
     serviceTrace: trace,
     memory: [
@@ -429,6 +431,21 @@ describe('the streaming path against the general step', () => {
       }
       expect(observe(fast)).toEqual(observe(slow));
       expect(fast.u.packetsStreamed).toBeGreaterThan(500);
+    }
+  });
+
+  it('counts each packet’s cycles as the general step does, whatever the bytes per cycle', () => {
+    for (const bpc of [1, 3, 48, 64, 100, 4096]) {
+      const [fast, slow] = [true, false].map((on) => rig(2, 256, on, true, false, bpc));
+      for (const r of [fast, slow]) {
+        for (let i = 0; i < 100; i++) {
+          for (const qp of r.qps)
+            qp.copy(SRC + i * 256, DST + (qp.q * 100 + i) * 256, 1 + ((i * 37) % 256));
+        }
+        expect(r.dev.runUntilIdle()).toBe(200);
+      }
+      expect(observe(fast)).toEqual(observe(slow));
+      expect(fast.u.packetsStreamed).toBeGreaterThan(190);
     }
   });
 
