@@ -491,7 +491,7 @@ export class ArbitrationPipeline {
     this.lastServed = moved < 0 ? -1 : q;
     if (moved < 0) return;
     // Time: one cycle per descriptor plus the bytes at bytesPerCycle.
-    c.cycle += nTx + Math.ceil(moved / c.bytesPerCycle);
+    c.cycle += nTx + c.byteCycles(moved);
     if (this.m2sCfg.anyRlArmed) this.limits.charge(q, moved, startCycle);
     c.packetsServed++;
     c.trace.record(c.engine, q, moved, nTx, startCycle, c.cycle, this.m2sCfg.qQos[q], stage);

@@ -66,6 +66,8 @@ export class UdmaCore {
   readonly rx: HalfState;
   readonly queues: number;
   readonly bytesPerCycle: number;
+  /** log2(bytesPerCycle) when that is a power of two (byteCycles is then a shift), else -1. */
+  private readonly bpcShift: number;
   /** Engine cycles elapsed (see bytesPerCycle). */
   cycle = 0;
   /** Packets served since construction. */
@@ -104,6 +106,13 @@ export class UdmaCore {
     this.sw = words.sw;
     this.queues = refs.M.queues;
     this.bytesPerCycle = bytesPerCycle;
+    this.bpcShift =
+      Number.isInteger(bytesPerCycle) &&
+      bytesPerCycle > 0 &&
+      bytesPerCycle <= 2 ** 30 &&
+      (bytesPerCycle & (bytesPerCycle - 1)) === 0
+        ? 31 - Math.clz32(bytesPerCycle)
+        : -1;
     this.tx = new HalfState(this.queues);
     this.rx = new HalfState(refs.S.queues);
     const stateWord = (R: HalfRefs) => ({
@@ -119,6 +128,17 @@ export class UdmaCore {
     this.sState = ss.word;
     this.sStateMask = ss.mask;
     this.sStateNormal = ss.normal;
+  }
+
+  /**
+   * The cycles `bytes` bytes take at bytesPerCycle: ceil(bytes / bytesPerCycle), by a shift for a
+   * power of two and a whole number of bytes below 2^30 (the same number).
+   */
+  byteCycles(bytes: number): number {
+    const s = this.bpcShift;
+    return s >= 0 && (bytes | 0) === bytes && bytes >= 0 && bytes < 2 ** 30
+      ? (bytes + this.bytesPerCycle - 1) >>> s
+      : Math.ceil(bytes / this.bytesPerCycle);
   }
 
   /** Both halves are in the normal state and neither stream is disabled. */

@@ -206,8 +206,6 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
   const at = h.at[q];
   const w0s = h.w0s;
   const addrs = h.addrs;
-  const base = q * h.cap;
-  const wrap = h.cap - 1;
   const tail = st.tailOff[q];
   const tailRid = st.tailRid[q];
   let count = f.count[q];
@@ -235,7 +233,7 @@ function grantsFor(h: StreamHalf, depth: number, q: number): number {
       const w0 = dv.getUint32(o, true);
       if (((w0 >>> RID_SHIFT) & 3) !== rid) return -1;
       // Decoded once, into the entry it will be (taken only if the step goes ahead).
-      const e = base + (seq++ & wrap);
+      const e = h.at2(q, seq++);
       w0s[e] = w0;
       addrs[e] = dv.getUint32(o + 8, true) + dv.getUint32(o + 12, true) * TWO_POW_32;
       if (++off === len) {
@@ -337,13 +335,6 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
   // (the copies held back where no two regions alias and the rings lie in at most two regions)
   const held = sc.held;
   const hold = held.usable(c.mem.regions(), [...sc.tx.reg, ...sc.rx.reg]);
-  // A packet's cycles: ceil(bytes / bytesPerCycle), by a shift when that is a power of two (the
-  // bytes are integers below 2^17, so the shift is the same number)
-  const bpc = c.bytesPerCycle;
-  const bpcShift =
-    Number.isInteger(bpc) && bpc > 0 && bpc <= 2 ** 30 && (bpc & (bpc - 1)) === 0
-      ? 31 - Math.clz32(bpc)
-      : -1;
   let sReg = c.srcRegion;
   let dReg = c.dstRegion;
   let servedQueues = 0;
@@ -450,7 +441,7 @@ export function streamPackets(p: ArbitrationPipeline, budget: number): number {
       tx.packets[n]++;
       rx.packets[n]++;
       const start = c.cycle;
-      c.cycle += 1 + (bpcShift >= 0 ? (nLen + bpc - 1) >>> bpcShift : Math.ceil(nLen / bpc));
+      c.cycle += 1 + c.byteCycles(nLen);
       c.packetsServed++;
       if (storing) c.trace.record(c.engine, n, nLen, 1, start, c.cycle, m.qQos[n], STAGE_SCHEDULER);
       else skipped++;

@@ -444,6 +444,11 @@ describe('the streaming path against the general step', () => {
         }
         expect(r.dev.runUntilIdle()).toBe(200);
       }
+      // each packet: a cycle for its descriptor and ceil(bytes / bytes per cycle) for its bytes
+      const entries = slow.dev.serviceTrace.entries();
+      expect(entries).toHaveLength(200);
+      for (const e of entries)
+        expect(e.endCycle - e.startCycle).toBe(e.descriptors + Math.ceil(e.bytes / bpc));
       expect(observe(fast)).toEqual(observe(slow));
       expect(fast.u.packetsStreamed).toBeGreaterThan(190);
     }
