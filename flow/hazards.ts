@@ -15,71 +15,11 @@
 const MAX_INTERVALS = 32;
 
 /**
- * A queue's byte ranges of one kind: up to MAX_INTERVALS intervals [lo, hi), each range added
- * merged into the first interval it touches, and the span from the lowest lo to the highest hi
- * (no interval overlaps a range the span does not, so the span answers most queries alone).
+ * A queue's two lists: list 2q holds what queue q's DMAs of the epoch read, list 2q + 1 what they
+ * write.
  */
-class Ranges {
-  private readonly lo = new Float64Array(MAX_INTERVALS);
-  private readonly hi = new Float64Array(MAX_INTERVALS);
-  private n = 0;
-
-  /**
-   * The span [lowest lo, highest hi) is `span[at]`, `span[at + 1]`: a typed array shared by the
-   * queues' ranges (EpochHazards.spans), so a conflict query reads every span from one array (and
-   * a double stored into an object field may take a new heap number per store, one into a
-   * Float64Array never does).
-   */
-  constructor(
-    private readonly span: Float64Array,
-    private readonly at: number,
-  ) {
-    span[at] = Infinity;
-    span[at + 1] = -Infinity;
-  }
-
-  add(lo: number, hi: number): void {
-    if (hi <= lo) return;
-    const L = this.lo;
-    const H = this.hi;
-    const span = this.span;
-    const a = this.at;
-    const n = this.n;
-    if (lo < span[a]) span[a] = lo;
-    if (hi > span[a + 1]) span[a + 1] = hi;
-    for (let i = 0; i < n; i++) {
-      if (lo <= H[i] && L[i] <= hi) {
-        if (lo < L[i]) L[i] = lo;
-        if (hi > H[i]) H[i] = hi;
-        return;
-      }
-    }
-    if (n < MAX_INTERVALS) {
-      L[n] = lo;
-      H[n] = hi;
-      this.n = n + 1;
-      return;
-    }
-    // one span for everything
-    L[0] = span[a];
-    H[0] = span[a + 1];
-    this.n = 1;
-  }
-
-  overlaps(lo: number, hi: number): boolean {
-    if (!(lo < this.span[this.at + 1] && this.span[this.at] < hi)) return false;
-    const L = this.lo;
-    const H = this.hi;
-    for (let i = 0, n = this.n; i < n; i++) if (lo < H[i] && L[i] < hi) return true;
-    return false;
-  }
-
-  clear(): void {
-    this.n = 0;
-    this.span[this.at] = Infinity;
-    this.span[this.at + 1] = -Infinity;
-  }
-}
+const READS = 0;
+const WRITES = 1;
 
 /**
  * The byte ranges of DMAs by row, [srcLo, srcHi) read and [dstLo, dstHi) written: the lowering's
@@ -92,13 +32,24 @@ export interface RowRanges {
   readonly dstHi: Float64Array;
 }
 
-/** Reads and writes of the current epoch, per queue. */
+/**
+ * Reads and writes of the current epoch, per queue: each list up to MAX_INTERVALS intervals
+ * [lo, hi), a range added merged into the first interval it touches, and the span from the lowest
+ * lo to the highest hi (no interval overlaps a range the span does not, so the span answers most
+ * queries alone). Every list lives in the same few typed arrays, indexed by list (a query or an
+ * addition reads no object but these).
+ */
 export class EpochHazards {
-  private readonly reads: Ranges[];
-  private readonly writes: Ranges[];
-  private readonly used: Uint8Array;
-  /** Per queue q: the span of its reads at 4q, 4q + 1, of its writes at 4q + 2, 4q + 3. */
+  /** List l's intervals: lo and hi at l * MAX_INTERVALS + i, for i below count[l]. */
+  private readonly lo: Float64Array;
+  private readonly hi: Float64Array;
+  private readonly count: Int32Array;
+  /** List l's span [lowest lo, highest hi) at 2l, 2l + 1 (empty: Infinity, -Infinity). */
   private readonly spans: Float64Array;
+  private readonly used: Uint8Array;
+  /** The queues used in the epoch, in the order of their first DMA (nUsed of them). */
+  private readonly usedList: Int32Array;
+  private nUsed = 0;
   /** One row of ranges, for the calls that pass them as numbers. */
   private readonly one: RowRanges = {
     srcLo: new Float64Array(1),
@@ -108,10 +59,13 @@ export class EpochHazards {
   };
 
   constructor(queues: number) {
+    this.lo = new Float64Array(2 * queues * MAX_INTERVALS);
+    this.hi = new Float64Array(2 * queues * MAX_INTERVALS);
+    this.count = new Int32Array(2 * queues);
     this.spans = new Float64Array(4 * queues);
-    this.reads = Array.from({ length: queues }, (_, q) => new Ranges(this.spans, 4 * q));
-    this.writes = Array.from({ length: queues }, (_, q) => new Ranges(this.spans, 4 * q + 2));
+    for (let l = 0; l < 2 * queues; l++) this.emptySpan(l);
     this.used = new Uint8Array(queues);
+    this.usedList = new Int32Array(queues);
   }
 
   /** True when a DMA of `queue` reading [sLo, sHi) and writing [dLo, dHi) races with another queue. */
@@ -128,22 +82,23 @@ export class EpochHazards {
     const sHi = t.srcHi[d];
     const dLo = t.dstLo[d];
     const dHi = t.dstHi[d];
-    const used = this.used;
     const S = this.spans;
-    for (let q = 0; q < used.length; q++) {
-      if (q === queue || used[q] === 0) continue;
+    const usedList = this.usedList;
+    for (let u = 0; u < this.nUsed; u++) {
+      const q = usedList[u];
+      if (q === queue) continue;
       // the spans first: a range clear of a span overlaps none of its intervals
-      const rLo = S[4 * q];
-      const rHi = S[4 * q + 1];
-      const wLo = S[4 * q + 2];
-      const wHi = S[4 * q + 3];
+      const r = 2 * q + READS;
+      const w = 2 * q + WRITES;
+      const rLo = S[2 * r];
+      const rHi = S[2 * r + 1];
+      const wLo = S[2 * w];
+      const wHi = S[2 * w + 1];
       if (!(sLo < wHi && wLo < sHi) && !(dLo < wHi && wLo < dHi) && !(dLo < rHi && rLo < dHi))
         continue;
-      const w = this.writes[q];
-      const r = this.reads[q];
-      if (w.overlaps(sLo, sHi)) return true; // read after write
-      if (w.overlaps(dLo, dHi)) return true; // write after write
-      if (r.overlaps(dLo, dHi)) return true; // write after read
+      if (this.overlaps(w, sLo, sHi)) return true; // read after write
+      if (this.overlaps(w, dLo, dHi)) return true; // write after write
+      if (this.overlaps(r, dLo, dHi)) return true; // write after read
     }
     return false;
   }
@@ -154,18 +109,71 @@ export class EpochHazards {
 
   /** add() for the DMA of row `d` of `t`. */
   addAt(queue: number, t: RowRanges, d: number): void {
-    this.reads[queue].add(t.srcLo[d], t.srcHi[d]);
-    this.writes[queue].add(t.dstLo[d], t.dstHi[d]);
-    this.used[queue] = 1;
+    this.addRange(2 * queue + READS, t.srcLo[d], t.srcHi[d]);
+    this.addRange(2 * queue + WRITES, t.dstLo[d], t.dstHi[d]);
+    if (this.used[queue] === 0) {
+      this.used[queue] = 1;
+      this.usedList[this.nUsed++] = queue;
+    }
   }
 
   clear(): void {
-    for (let q = 0; q < this.used.length; q++) {
-      if (this.used[q] === 0) continue;
-      this.reads[q].clear();
-      this.writes[q].clear();
+    for (let u = 0; u < this.nUsed; u++) {
+      const q = this.usedList[u];
+      this.count[2 * q + READS] = 0;
+      this.count[2 * q + WRITES] = 0;
+      this.emptySpan(2 * q + READS);
+      this.emptySpan(2 * q + WRITES);
       this.used[q] = 0;
     }
+    this.nUsed = 0;
+  }
+
+  /** Adds [lo, hi) to list l: merged into the first interval it touches, else a new one. */
+  private addRange(l: number, lo: number, hi: number): void {
+    if (hi <= lo) return;
+    const S = this.spans;
+    if (lo < S[2 * l]) S[2 * l] = lo;
+    if (hi > S[2 * l + 1]) S[2 * l + 1] = hi;
+    const L = this.lo;
+    const H = this.hi;
+    const first = l * MAX_INTERVALS;
+    const n = this.count[l];
+    for (let i = first; i < first + n; i++) {
+      if (lo <= H[i] && L[i] <= hi) {
+        if (lo < L[i]) L[i] = lo;
+        if (hi > H[i]) H[i] = hi;
+        return;
+      }
+    }
+    if (n < MAX_INTERVALS) {
+      L[first + n] = lo;
+      H[first + n] = hi;
+      this.count[l] = n + 1;
+      return;
+    }
+    // one span for everything
+    L[first] = S[2 * l];
+    H[first] = S[2 * l + 1];
+    this.count[l] = 1;
+  }
+
+  /** True when [lo, hi) overlaps an interval of list l. */
+  private overlaps(l: number, lo: number, hi: number): boolean {
+    const S = this.spans;
+    if (!(lo < S[2 * l + 1] && S[2 * l] < hi)) return false;
+    const L = this.lo;
+    const H = this.hi;
+    const first = l * MAX_INTERVALS;
+    for (let i = first, end = first + this.count[l]; i < end; i++) {
+      if (lo < H[i] && L[i] < hi) return true;
+    }
+    return false;
+  }
+
+  private emptySpan(l: number): void {
+    this.spans[2 * l] = Infinity;
+    this.spans[2 * l + 1] = -Infinity;
   }
 
   /** The four ranges as row 0 of `one`. */
