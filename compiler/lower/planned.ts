@@ -37,6 +37,9 @@ interface Signature {
   dstPartNum: number;
   srcElements: number;
   dstElements: number;
+  /** The two patterns' interned shape ids (-1: not interned). */
+  srcShape: number;
+  dstShape: number;
   queue: number;
   qos: number;
   dgeType: number;
@@ -48,14 +51,21 @@ interface Signature {
   computeOp: number;
 }
 
-/** True when pattern `ap` has the dims `free`, partStep and partNum, and no indexed side. */
+/**
+ * True when pattern `ap` has the dims `free`, partStep and partNum, and no indexed side. A pattern
+ * of interned shape `shape` (>= 0) has them: one shape id is one set of partition and free dims and
+ * of run-time offset flags (ir/access-pattern.ts ApShapes), and `shape` is that of a pattern with
+ * these dims and no indexed side.
+ */
 function sameDims(
   ap: AccessPattern,
+  shape: number,
   free: readonly number[],
   partStep: number,
   partNum: number,
   elements: number,
 ): boolean {
+  if (shape >= 0 && ap.shapeId === shape) return true;
   return (
     ap.free === free &&
     ap.partStep === partStep &&
@@ -81,8 +91,10 @@ export class PlannedMemo {
     const dt = dst.tensor;
     const e = this.slots[slotOf(st.id, dt.id)];
     if (e === null || e.srcTensor !== st || e.dstTensor !== dt) return false;
-    if (!sameDims(src, e.srcFree, e.srcPartStep, e.srcPartNum, e.srcElements)) return false;
-    if (!sameDims(dst, e.dstFree, e.dstPartStep, e.dstPartNum, e.dstElements)) return false;
+    if (!sameDims(src, e.srcShape, e.srcFree, e.srcPartStep, e.srcPartNum, e.srcElements))
+      return false;
+    if (!sameDims(dst, e.dstShape, e.dstFree, e.dstPartStep, e.dstPartNum, e.dstElements))
+      return false;
     const c = I.cols;
     const id = I.id;
     if (
@@ -130,6 +142,8 @@ export class PlannedMemo {
       dstPartNum: dst.partNum,
       srcElements: src.numElements,
       dstElements: dst.numElements,
+      srcShape: src.shapeId,
+      dstShape: dst.shapeId,
       queue: c.queue[id],
       qos: c.qos[id],
       dgeType: c.dgeType[id],
