@@ -226,31 +226,8 @@ function fill(bytes: Uint8Array, seed: number): void {
   let i = 0;
   if (w32 !== null) {
     const q = words >>> 2;
-    const jump = stepsMap(q);
-    let a = x | 0;
-    let b = mapState(jump, a);
-    let c = mapState(jump, b);
-    let d = mapState(jump, c);
-    for (let k = 0; k < q; k++) {
-      a ^= a << 13;
-      a ^= a >>> 17;
-      a ^= a << 5;
-      w32[k] = a;
-      b ^= b << 13;
-      b ^= b >>> 17;
-      b ^= b << 5;
-      w32[q + k] = b;
-      c ^= c << 13;
-      c ^= c >>> 17;
-      c ^= c << 5;
-      w32[2 * q + k] = c;
-      d ^= d << 13;
-      d ^= d >>> 17;
-      d ^= d << 5;
-      w32[3 * q + k] = d;
-    }
     // the last quarter's state is the stream's after 4q words
-    x = d;
+    x = fillQuarters(w32, q, x | 0);
     for (i = 4 * q; i < words; i++) {
       x ^= x << 13;
       x ^= x >>> 17;
@@ -265,6 +242,40 @@ function fill(bytes: Uint8Array, seed: number): void {
     x ^= x << 5;
     bytes[i] = x & 0xff;
   }
+}
+
+/**
+ * The first 4q words of fill(): four quarters of q words side by side, the first from state `x`,
+ * each next one from the state the stream has at its first word. Returns the stream's state after
+ * the 4q words. (A function of its own: the loop is the one part hot enough to be optimized, and
+ * optimized on the stack it would leave the code after it without type feedback, dropped again on
+ * every call.)
+ */
+function fillQuarters(w32: Uint32Array, q: number, x: number): number {
+  const jump = stepsMap(q);
+  let a = x;
+  let b = mapState(jump, a);
+  let c = mapState(jump, b);
+  let d = mapState(jump, c);
+  for (let k = 0; k < q; k++) {
+    a ^= a << 13;
+    a ^= a >>> 17;
+    a ^= a << 5;
+    w32[k] = a;
+    b ^= b << 13;
+    b ^= b >>> 17;
+    b ^= b << 5;
+    w32[q + k] = b;
+    c ^= c << 13;
+    c ^= c >>> 17;
+    c ^= c << 5;
+    w32[2 * q + k] = c;
+    d ^= d << 13;
+    d ^= d >>> 17;
+    d ^= d << 5;
+    w32[3 * q + k] = d;
+  }
+  return d;
 }
 
 /** Largest region the interpreter allocates (the flow runs programs whose regions it can hold). */
