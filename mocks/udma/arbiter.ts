@@ -141,12 +141,15 @@ export class Arbiter {
   select(mode: ArbiterMode, mask = -1): number {
     const byMask = mask >= 0 && this.queues <= 31;
     if (byMask && mask !== 0 && !mode.forceRR && this.alone) {
-      // The highest ready level, and whether it holds one ready queue.
+      // The ready list, its highest level, and whether that level holds one ready queue.
       const qos = this.qos;
+      const list = this.list;
+      let k = 0;
       let level = -1;
       let one = -1;
       for (let b = mask; b !== 0; b &= b - 1) {
         const q = 31 - Math.clz32(b & -b);
+        list[k++] = q;
         const l = qos[q];
         if (l > level) {
           level = l;
@@ -154,14 +157,16 @@ export class Arbiter {
         } else if (l === level) one = -1;
       }
       if (one >= 0) return this.selectAlone(one, level, mode);
+      this.nReady = k;
+      return this.selectAt(level, mode);
     }
     return this.selectScan(mode, mask, byMask);
   }
 
   /**
-   * select() by the general scans, over the ready list (made from `mask` when `byMask`, else from
-   * `ready`). Apart from select()'s look for a level of one ready queue, which stays a short
-   * function (half the time a call took when both were one).
+   * select() by the general scans: the ready list (from `mask` when `byMask`, else from `ready`),
+   * its highest level, then selectAt. (Apart from select(), whose look over a mask stays a short
+   * function: half the time a call took when both were one.)
    */
   private selectScan(mode: ArbiterMode, mask: number, byMask: boolean): number {
     if (mode.forceRR && byMask) return this.selectRoundRobin(mask);
@@ -188,6 +193,14 @@ export class Arbiter {
       if (l > level) level = l;
     }
     if (level < 0) return -1;
+    return this.selectAt(level, mode);
+  }
+
+  /**
+   * The queue to serve among the ready list's queues of `level`, its highest level (not forceRR):
+   * round robin, or the level's strict queues before DWRR.
+   */
+  private selectAt(level: number, mode: ArbiterMode): number {
     if (!mode.enDwrr) {
       const q = this.nextReady(this.levelLast[level], level, false);
       this.levelLast[level] = q;
