@@ -140,6 +140,7 @@ export class Arbiter {
    */
   select(mode: ArbiterMode, mask = -1): number {
     const byMask = mask >= 0 && this.queues <= 31;
+    if (mode.forceRR && byMask) return this.selectRoundRobin(mask);
     if (byMask && mask !== 0 && !mode.forceRR && this.alone) {
       // The ready list, its highest level, and whether that level holds one ready queue.
       const qos = this.qos;
@@ -169,7 +170,6 @@ export class Arbiter {
    * function: half the time a call took when both were one.)
    */
   private selectScan(mode: ArbiterMode, mask: number, byMask: boolean): number {
-    if (mode.forceRR && byMask) return this.selectRoundRobin(mask);
     const n = this.queues;
     // The ready queues, ascending.
     const list = this.list;
