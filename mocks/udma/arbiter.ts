@@ -141,8 +141,9 @@ export class Arbiter {
   select(mode: ArbiterMode, mask = -1): number {
     const byMask = mask >= 0 && this.queues <= 31;
     if (mode.forceRR && byMask) return this.selectRoundRobin(mask);
-    if (byMask && mask !== 0 && !mode.forceRR && this.alone) {
-      // The ready list, its highest level, and whether that level holds one ready queue.
+    if (byMask && mask !== 0 && this.alone) {
+      // (not forceRR: that returned above) The ready list, its highest level, and whether that
+      // level holds one ready queue.
       const qos = this.qos;
       const list = this.list;
       let k = 0;

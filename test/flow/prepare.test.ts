@@ -46,3 +46,51 @@ describe('executedByQueue', () => {
     expect(loops).toBeGreaterThan(0);
   });
 });
+
+/** The definition of lower()'s sums: per queue one pass over its rows, in all per iteration. */
+function sumsByDefinition(low: LoweredProgram) {
+  const t = low.table;
+  const queues = low.queues.map(() => ({ count: 0, descriptors: 0, bytes: 0, maxWalk: 0 }));
+  const totals = { executed: 0, dgeDescriptors: 0, descriptors: 0, bytes: 0 };
+  const byBackend: Record<string, number> = { none: 0, pool: 0, software: 0, rtl: 0 };
+  for (const b of low.blocks) {
+    for (let d = b.first; d < b.first + b.count; d++) {
+      const q = queues[t.queue[d]];
+      q.count++;
+      q.descriptors += t.descriptors[d];
+      q.bytes += t.bytes[d];
+      if (t.reduce[d] === 0) q.maxWalk = Math.max(q.maxWalk, t.maxWalk[d]);
+      byBackend[t.backendOf(d)]++;
+      totals.executed += b.iterations;
+      totals.dgeDescriptors += t.dgeDescriptors[d];
+      totals.descriptors += t.descriptors[d] * b.iterations;
+      totals.bytes += t.bytes[d] * b.iterations;
+    }
+  }
+  return { queues, totals: { ...totals, byBackend } };
+}
+
+describe("lower()'s row sums", () => {
+  it('equal the table summed by definition, on random programs with loops and DGE rows', () => {
+    let dge = 0;
+    fc.assert(
+      fc.property(randomKnobs(), (k) => {
+        const low = prepareFlow(randomProgram(k)).lowered;
+        const want = sumsByDefinition(low);
+        dge += want.totals.dgeDescriptors;
+        expect(
+          low.queues.map((q) => ({
+            count: q.count,
+            descriptors: q.descriptors,
+            bytes: q.bytes,
+            maxWalk: q.maxWalk,
+          })),
+        ).toEqual(want.queues);
+        const { dmas: _dmas, ...totals } = low.totals;
+        expect(totals).toEqual(want.totals);
+      }),
+      { seed: 0x5eed, numRuns: 200 },
+    );
+    expect(dge).toBeGreaterThan(0);
+  });
+});
