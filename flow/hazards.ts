@@ -109,8 +109,8 @@ export class EpochHazards {
 
   /** add() for the DMA of row `d` of `t`. */
   addAt(queue: number, t: RowRanges, d: number): void {
-    this.addRange(2 * queue + READS, t.srcLo[d], t.srcHi[d]);
-    this.addRange(2 * queue + WRITES, t.dstLo[d], t.dstHi[d]);
+    this.addRange(2 * queue + READS, t.srcLo, t.srcHi, d);
+    this.addRange(2 * queue + WRITES, t.dstLo, t.dstHi, d);
     if (this.used[queue] === 0) {
       this.used[queue] = 1;
       this.usedList[this.nUsed++] = queue;
@@ -129,8 +129,13 @@ export class EpochHazards {
     this.nUsed = 0;
   }
 
-  /** Adds [lo, hi) to list l: merged into the first interval it touches, else a new one. */
-  private addRange(l: number, lo: number, hi: number): void {
+  /**
+   * Adds [lo[d], hi[d]) to list l: merged into the first interval it touches, else a new one. (The
+   * range is read here, as conflictsAt reads it: no address is boxed to be passed.)
+   */
+  private addRange(l: number, los: Float64Array, his: Float64Array, d: number): void {
+    const lo = los[d];
+    const hi = his[d];
     if (hi <= lo) return;
     const S = this.spans;
     if (lo < S[2 * l]) S[2 * l] = lo;

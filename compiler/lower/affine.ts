@@ -11,7 +11,14 @@ import type { AccessPattern } from '../ir/access-pattern.ts';
 import { DstReduce, TransposeKind } from '../ir/enums.ts';
 import type { Instr } from '../ir/module.ts';
 import { BACKEND_DIMS, type Backend } from './backend.ts';
-import { lowerError, type DmaBuild, type HostPlan, type LowerCtx } from './context.ts';
+import {
+  ROW_DST_ADDR,
+  ROW_SRC_ADDR,
+  lowerError,
+  type DmaBuild,
+  type HostPlan,
+  type LowerCtx,
+} from './context.ts';
 import { countPieces, walkRanges, type AffineWalk } from './expand.ts';
 import { COMPUTE_OP, nestDescriptors, nestMicroOps } from './emit.ts';
 import {
@@ -109,6 +116,21 @@ export function hostPlanFor(
 /** The byte address of the element an access pattern starts at: a host plan's address 0. */
 export function startAddress(ap: AccessPattern, elemSize: number): number {
   return ap.tensor.address + baseElem(ap) * elemSize;
+}
+
+/**
+ * A DMA's two start addresses (startAddress of each side) into slots ROW_SRC_ADDR and
+ * ROW_DST_ADDR of a row's ranges: stored, not returned (an address returned as a number by a call
+ * that is not inlined is boxed, one heap number per DMA).
+ */
+export function putStartAddresses(
+  src: AccessPattern,
+  dst: AccessPattern,
+  elemSize: number,
+  row: Float64Array,
+): void {
+  row[ROW_SRC_ADDR] = src.tensor.address + baseElem(src) * elemSize;
+  row[ROW_DST_ADDR] = dst.tensor.address + baseElem(dst) * elemSize;
 }
 
 /** The host plan of a pair of access patterns: their nest at addresses 0, its BD counts and ranges. */

@@ -151,7 +151,9 @@ export class DescriptorStream implements PieceSink {
    * `n` pieces laid out already, moved: piece i at srcBase + src[from + i], dstBase +
    * dst[from + i], `len[from + i]` bytes (the pieces of a walk expanded at offsets relative to two
    * start addresses, table.ts PlanPieces; the same as n calls of `piece` with the moved addresses).
-   * The lengths are the caller's to have checked (1..64 KiB).
+   * The two start addresses are srcBases[row] and dstBases[row] (read here: an address passed as a
+   * number to a call that is not inlined is boxed, one heap number per DMA). The lengths are the
+   * caller's to have checked (1..64 KiB).
    */
   moved(
     src: Float64Array,
@@ -159,9 +161,12 @@ export class DescriptorStream implements PieceSink {
     len: Uint32Array,
     from: number,
     n: number,
-    srcBase: number,
-    dstBase: number,
+    srcBases: Float64Array,
+    dstBases: Float64Array,
+    row: number,
   ): void {
+    const srcBase = srcBases[row];
+    const dstBase = dstBases[row];
     this.reserve(n);
     const { src: S, dst: D, len: L, flags: F, length: at0 } = this;
     for (let i = 0, at = at0, j = from; i < n; i++, at++, j++) {

@@ -31,7 +31,7 @@ import { DTYPE_CODE, DstReduce, MemoryType, TransposeKind } from '../ir/enums.ts
 import type { InstrColumns } from '../ir/columns.ts';
 import type { Instr, Module, Region, Tensor } from '../ir/module.ts';
 import { isDMAFamily } from '../ir/predicates.ts';
-import { hostPlanFor, lowerAffine, startAddress } from './affine.ts';
+import { hostPlanFor, lowerAffine, putStartAddresses } from './affine.ts';
 import { BACKENDS, availabilityFor, hasRegwrite, selectBackend, type Backend } from './backend.ts';
 import { checkBounds, checkPlanBounds } from './bounds.ts';
 import {
@@ -431,8 +431,7 @@ function lowerPlanned(
 ): number {
   const plan = hostPlanFor(ctx, src, dst, elemSize);
   const r = ctx.ranges;
-  r[ROW_SRC_ADDR] = startAddress(src, elemSize);
-  r[ROW_DST_ADDR] = startAddress(dst, elemSize);
+  putStartAddresses(src, dst, elemSize, r);
   checkPlanBounds(ctx, I, plan, src, dst, r);
   const computeOp = COMPUTE_OP[I.dstReduce];
   const row = table.addPlan(I, 'none', plan, r, bytes, priorityClass, 0, computeOp);

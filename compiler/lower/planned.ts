@@ -16,9 +16,9 @@
  */
 import type { AccessPattern } from '../ir/access-pattern.ts';
 import type { Instr, Tensor } from '../ir/module.ts';
-import { startAddress } from './affine.ts';
+import { putStartAddresses } from './affine.ts';
 import { checkPlanBounds } from './bounds.ts';
-import { ROW_DST_ADDR, ROW_SRC_ADDR, type HostPlan, type LowerCtx } from './context.ts';
+import type { HostPlan, LowerCtx } from './context.ts';
 import type { DmaTable } from './table.ts';
 
 /** Signatures remembered (a power of two), direct-mapped by the two tensors' ids. */
@@ -107,8 +107,7 @@ export class PlannedMemo {
       return false;
     const elemSize = st.elemSize;
     const r = ctx.ranges;
-    r[ROW_SRC_ADDR] = startAddress(src, elemSize);
-    r[ROW_DST_ADDR] = startAddress(dst, elemSize);
+    putStartAddresses(src, dst, elemSize, r);
     checkPlanBounds(ctx, I, e.plan, src, dst, r);
     table.addPlan(I, 'none', e.plan, r, e.bytes, e.priorityClass, 0, e.computeOp);
     return true;

@@ -422,7 +422,7 @@ export class DmaTable {
     ))
       return false;
     const from = p.from[k];
-    stream.moved(p.src, p.dst, p.len, from, p.from[k + 1] - from, sa, da);
+    stream.moved(p.src, p.dst, p.len, from, p.from[k + 1] - from, this.srcAddr, this.dstAddr, i);
     return true;
   }
 }
