@@ -336,6 +336,15 @@ function sharedDevice(): (p: ReturnType<typeof prepareCompiled>, ringBase: numbe
   };
 }
 
+/**
+ * Unmeasured flows after the first run, each case alike: the flow's CPU time settles only from its
+ * 8th run in a process on (the optimizing compiler's tiers and the heap's growth; in six processes
+ * the fastest of the six at each run index, ms: 632, 362, 74, 61, 59, 64, 65, 57, then 50-59, and
+ * the medians 765, 463, 186, 93, 90, 71, 70, 59, then 54-98 with the machine's noise), so the
+ * measured runs begin there.
+ */
+const FLOW_WARMUP = 6;
+
 async function endToEnd(n: number, runs: number): Promise<BenchResult[]> {
   const deviceFor = sharedDevice();
   const stages = { compile: [] as number[], lower: [] as number[], run: [] as number[] };
@@ -389,7 +398,7 @@ async function endToEnd(n: number, runs: number): Promise<BenchResult[]> {
         run: base,
       },
     },
-    { runs, warmup: 1 },
+    { runs, warmup: FLOW_WARMUP },
   );
   const med = (xs: number[]) => spread(xs).median.toFixed(0);
   const moved = base();
