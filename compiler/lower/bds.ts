@@ -38,6 +38,8 @@ export class DescriptorStream implements PieceSink {
   flags: Uint32Array;
   /** Packets closed since the last clear(). */
   packets = 0;
+  /** moved()'s two start addresses, for movedAt. */
+  private readonly bases = new Float64Array(2);
   /** Pieces of the current descriptor program so far, and announced. */
   private k = 0;
   private total = 0;
@@ -151,9 +153,7 @@ export class DescriptorStream implements PieceSink {
    * `n` pieces laid out already, moved: piece i at srcBase + src[from + i], dstBase +
    * dst[from + i], `len[from + i]` bytes (the pieces of a walk expanded at offsets relative to two
    * start addresses, table.ts PlanPieces; the same as n calls of `piece` with the moved addresses).
-   * The two start addresses are srcBases[row] and dstBases[row] (read here: an address passed as a
-   * number to a call that is not inlined is boxed, one heap number per DMA). The lengths are the
-   * caller's to have checked (1..64 KiB).
+   * The lengths are the caller's to have checked (1..64 KiB).
    */
   moved(
     src: Float64Array,
@@ -161,12 +161,33 @@ export class DescriptorStream implements PieceSink {
     len: Uint32Array,
     from: number,
     n: number,
+    srcBase: number,
+    dstBase: number,
+  ): void {
+    const b = this.bases;
+    b[0] = srcBase;
+    b[1] = dstBase;
+    this.movedAt(src, dst, len, from, n, b, b, 0, 1);
+  }
+
+  /**
+   * moved() with the two start addresses read where they are held: srcBases[srcAt] and
+   * dstBases[dstAt] (an address passed as a number to a call that is not inlined is boxed, one heap
+   * number per call: the lowering's table passes its columns and the row).
+   */
+  movedAt(
+    src: Float64Array,
+    dst: Float64Array,
+    len: Uint32Array,
+    from: number,
+    n: number,
     srcBases: Float64Array,
     dstBases: Float64Array,
-    row: number,
+    srcAt: number,
+    dstAt: number,
   ): void {
-    const srcBase = srcBases[row];
-    const dstBase = dstBases[row];
+    const srcBase = srcBases[srcAt];
+    const dstBase = dstBases[dstAt];
     this.reserve(n);
     const { src: S, dst: D, len: L, flags: F, length: at0 } = this;
     for (let i = 0, at = at0, j = from; i < n; i++, at++, j++) {

@@ -422,7 +422,17 @@ export class DmaTable {
     ))
       return false;
     const from = p.from[k];
-    stream.moved(p.src, p.dst, p.len, from, p.from[k + 1] - from, this.srcAddr, this.dstAddr, i);
+    stream.movedAt(
+      p.src,
+      p.dst,
+      p.len,
+      from,
+      p.from[k + 1] - from,
+      this.srcAddr,
+      this.dstAddr,
+      i,
+      i,
+    );
     return true;
   }
 }

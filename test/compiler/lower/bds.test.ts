@@ -181,6 +181,51 @@ describe('packets: FIRST / LAST', () => {
     );
   });
 
+  it('moved pieces (start addresses as numbers, or read from columns) are the same pairs and packets as one piece at a time', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 70 }),
+        fc.array(
+          fc.record({
+            lens: fc.array(fc.integer({ min: 1, max: 65536 }), { minLength: 1, maxLength: 80 }),
+            srcBase: fc.integer({ min: 0, max: 2 ** 40 }),
+            dstBase: fc.integer({ min: 0, max: 2 ** 40 }),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+        (max, programs) => {
+          const streams = [0, 1, 2].map(() => new DescriptorStream(max, 8));
+          const [byNumber, byColumn, byPiece] = streams;
+          for (const [row, p] of programs.entries()) {
+            const n = p.lens.length;
+            // a laid-out walk: offsets relative to the two start addresses
+            const src = Float64Array.from(p.lens, (_, i) => i * 70_000);
+            const dst = Float64Array.from(p.lens, (_, i) => i * 65_536 + 3);
+            const len = Uint32Array.from(p.lens);
+            const srcCol = new Float64Array(programs.length).fill(-1);
+            const dstCol = new Float64Array(programs.length).fill(-1);
+            srcCol[row] = p.srcBase;
+            dstCol[row] = p.dstBase;
+            for (const s of streams) s.begin(n);
+            byNumber.moved(src, dst, len, 0, n, p.srcBase, p.dstBase);
+            byColumn.movedAt(src, dst, len, 0, n, srcCol, dstCol, row, row);
+            for (let i = 0; i < n; i++)
+              byPiece.piece(p.srcBase + src[i], p.dstBase + dst[i], len[i]);
+            for (const s of streams) s.end();
+          }
+          for (const s of [byNumber, byColumn]) {
+            expect([s.length, s.packets]).toEqual([byPiece.length, byPiece.packets]);
+            for (const k of ['src', 'dst', 'len', 'flags'] as const)
+              expect(Array.from(s[k].subarray(0, s.length))).toEqual(
+                Array.from(byPiece[k].subarray(0, byPiece.length)),
+              );
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('grows past its first capacity keeping every pair', () => {
     const s = new DescriptorStream(64, 1);
     s.begin(1000);
