@@ -188,6 +188,20 @@ export class DescriptorStream implements PieceSink {
   ): void {
     const srcBase = srcBases[srcAt];
     const dstBase = dstBases[dstAt];
+    if (n === 1 && this.k === 0 && this.lastK === 0) {
+      // a program of one piece (most of a flow's): one packet, first and last; markPackets' state
+      const at = this.length;
+      if (at === this.src.length) this.reserve(1);
+      this.src[at] = srcBase + src[from];
+      this.dst[at] = dstBase + dst[from];
+      this.len[at] = len[from];
+      this.flags[at] = FIRST | LAST;
+      this.length = at + 1;
+      this.k = 1;
+      this.closeAt = 0;
+      this.packets++;
+      return;
+    }
     this.reserve(n);
     const { src: S, dst: D, len: L, flags: F, length: at0 } = this;
     for (let i = 0, at = at0, j = from; i < n; i++, at++, j++) {
