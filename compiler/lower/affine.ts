@@ -17,6 +17,7 @@ import {
   lowerError,
   type DmaBuild,
   type HostPlan,
+  type HostWalk,
   type LowerCtx,
 } from './context.ts';
 import { countPieces, walkRanges, type AffineWalk } from './expand.ts';
@@ -179,8 +180,32 @@ function hostPlan(
     total += w.count;
     if (w.count > maxCount) maxCount = w.count;
   }
-  return { elemSize, walks, counts: Object.freeze(walks.map((w) => w.count)), total, maxCount };
+  return {
+    elemSize,
+    walks,
+    counts: Object.freeze(walks.map((w) => w.count)),
+    total,
+    maxCount,
+    hull: planHull(walks),
+  };
 }
+
+/** A plan's `hull` (context.ts HostPlan): its walks' ranges moved by their offsets, or null. */
+export function planHull(walks: readonly HostWalk[]): Float64Array | null {
+  const h = new Float64Array([Infinity, -Infinity, Infinity, -Infinity]);
+  for (const w of walks) {
+    for (const x of [w.srcOff, w.dstOff, w.srcLo, w.srcHi, w.dstLo, w.dstHi])
+      if (!Number.isInteger(x) || Math.abs(x) > HULL_EXACT) return null;
+    h[0] = Math.min(h[0], w.srcOff + w.srcLo);
+    h[1] = Math.max(h[1], w.srcOff + w.srcHi);
+    h[2] = Math.min(h[2], w.dstOff + w.dstLo);
+    h[3] = Math.max(h[3], w.dstOff + w.dstHi);
+  }
+  return walks.length > 0 ? h : null;
+}
+
+/** The largest offset or range a plan's hull is kept for (2^50: see HostPlan.hull). */
+const HULL_EXACT = 2 ** 50;
 
 /** The element an access pattern starts at (apShape's baseElem). */
 function baseElem(ap: AccessPattern): number {

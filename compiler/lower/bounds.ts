@@ -111,13 +111,42 @@ export function checkPlanBounds(
 ): number {
   const srcAddr = out[ROW_SRC_ADDR];
   const dstAddr = out[ROW_DST_ADDR];
+  const sReg = src.tensor.region;
+  const dReg = dst.tensor.region;
+  // The plan's hull at once: every walk's program fits a ring and lies in its regions exactly
+  // when its largest count does and its hull does (each sum below exact: integers under 2^53).
+  const h = plan.hull;
+  if (
+    h !== null &&
+    plan.maxCount <= ctx.ringSize &&
+    Number.isInteger(srcAddr) &&
+    Number.isInteger(dstAddr) &&
+    Math.abs(srcAddr) <= START_EXACT &&
+    Math.abs(dstAddr) <= START_EXACT
+  ) {
+    const sl = srcAddr + h[0];
+    const sh = srcAddr + h[1];
+    const dl = dstAddr + h[2];
+    const dh = dstAddr + h[3];
+    if (
+      sl >= sReg.base &&
+      sh <= sReg.base + sReg.size &&
+      dl >= dReg.base &&
+      dh <= dReg.base + dReg.size
+    ) {
+      out[0] = sl;
+      out[1] = sh;
+      out[2] = dl;
+      out[3] = dh;
+      return plan.total;
+    }
+  }
+  // walk by walk: the first walk that does not fit throws its error
   let total = 0;
   let srcLo = Infinity;
   let srcHi = -Infinity;
   let dstLo = Infinity;
   let dstHi = -Infinity;
-  const sReg = src.tensor.region;
-  const dReg = dst.tensor.region;
   const counts = plan.counts;
   const walks = plan.walks;
   for (let k = 0; k < walks.length; k++) {
@@ -150,6 +179,9 @@ export function checkPlanBounds(
   out[3] = dstHi;
   return total;
 }
+
+/** The largest start address checkPlanBounds moves a plan's hull to (2^51: see HostPlan.hull). */
+const START_EXACT = 2 ** 51;
 
 /** Bound layer 3: a descriptor program of `n` BD pairs fits a ring. */
 function checkRing(ctx: LowerCtx, I: Instr, n: number): void {

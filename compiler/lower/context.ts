@@ -70,6 +70,13 @@ export interface HostPlan {
   /** The sum of `counts` (a DMA's BD pairs) and the largest of them. */
   total: number;
   maxCount: number;
+  /**
+   * The DMA's byte ranges relative to its two start addresses, [srcLo, srcHi, dstLo, dstHi]: the
+   * lowest and highest of its walks' srcOff + srcLo, srcOff + srcHi, dstOff + dstLo, dstOff + dstHi
+   * (bounds.ts checkPlanBounds), when every offset and range of every walk is an integer of at most
+   * 2^50 in magnitude (a start address of at most 2^51 then moves each sum exactly); else null.
+   */
+  hull: Float64Array | null;
 }
 
 export interface HostWalk {

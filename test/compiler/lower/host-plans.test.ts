@@ -6,7 +6,7 @@ import { HostPlans, type HostPlan } from '../../../compiler/lower/context.ts';
 
 /** A plan that only names its key (HostPlans stores plans, it does not read them). */
 function plan(key: string): HostPlan {
-  return { elemSize: 0, walks: [], counts: [], total: 0, maxCount: 0, key } as HostPlan;
+  return { elemSize: 0, walks: [], counts: [], total: 0, maxCount: 0, hull: null, key } as HostPlan;
 }
 
 /** The dims a host plan depends on (what HostPlans compares), as a string. */
