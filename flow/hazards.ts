@@ -130,7 +130,7 @@ export class EpochHazards {
   }
 
   /**
-   * Adds [lo[d], hi[d]) to list l: merged into the first interval it touches, else a new one. (The
+   * Adds [los[d], his[d]) to list l: merged into the first interval it touches, else a new one. (The
    * range is read here, as conflictsAt reads it: no address is boxed to be passed.)
    */
   private addRange(l: number, los: Float64Array, his: Float64Array, d: number): void {
