@@ -128,12 +128,7 @@ export function checkPlanBounds(
     const sh = srcAddr + h[1];
     const dl = dstAddr + h[2];
     const dh = dstAddr + h[3];
-    if (
-      sl >= sReg.base &&
-      sh <= sReg.base + sReg.size &&
-      dl >= dReg.base &&
-      dh <= dReg.base + dReg.size
-    ) {
+    if (inRegion(sl, sh, sReg) && inRegion(dl, dh, dReg)) {
       out[0] = sl;
       out[1] = sh;
       out[2] = dl;
@@ -161,12 +156,7 @@ export function checkPlanBounds(
     const sh = ws + pw.srcHi;
     const dl = wd + pw.dstLo;
     const dh = wd + pw.dstHi;
-    if (!(
-      sl >= sReg.base &&
-      sh <= sReg.base + sReg.size &&
-      dl >= dReg.base &&
-      dh <= dReg.base + dReg.size
-    ))
+    if (!inRegion(sl, sh, sReg) || !inRegion(dl, dh, dReg))
       checkRegions(I, sl, sh, dl, dh, sReg, dReg);
     if (sl < srcLo) srcLo = sl;
     if (sh > srcHi) srcHi = sh;
@@ -195,14 +185,17 @@ function checkRing(ctx: LowerCtx, I: Instr, n: number): void {
   }
 }
 
-/** A byte range [lo, hi) lies inside region `r`. */
+/**
+ * A byte range [lo, hi) lies inside region `r` (small enough that the optimizing compiler inlines it
+ * wherever it is called, so no address is boxed to pass it).
+ */
 function inRegion(lo: number, hi: number, r: Region): boolean {
   return lo >= r.base && hi <= r.base + r.size;
 }
 
 /**
  * Bound layer 1: a walk's source range [sl, sh) lies in `sReg` and its destination range in `dReg`
- * (the callers test it in line, as this does, and call this for the error: the four addresses,
+ * (checkPlanBounds tests inRegion itself and calls this for the error only: the four addresses,
  * passed as numbers to a call that is not inlined, would each be boxed for every DMA).
  */
 function checkRegions(
